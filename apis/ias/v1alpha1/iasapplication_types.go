@@ -1,0 +1,141 @@
+package v1alpha1
+
+import (
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DefaultSecretDescription marks the api secrets this provider creates; only secrets
+// carrying it are ever deleted by the provider.
+const DefaultSecretDescription = "eventing-auth"
+
+// IASApplicationParameters are the configurable fields of an IASApplication.
+// +kubebuilder:validation:XValidation:rule="has(self.name) == has(oldSelf.name) && (!has(self.name) || self.name == oldSelf.name)",message="name is immutable"
+type IASApplicationParameters struct {
+	// Name of the application in IAS, usually the runtime ID. Defaults to the
+	// resource's metadata.name. Immutable.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	Name string `json:"name,omitempty"`
+
+	// DisplayName shown in IAS. Defaults to the name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	DisplayName string `json:"displayName,omitempty"`
+
+	// GlobalAccount overrides the ProviderConfig's globalAccount.
+	// +optional
+	GlobalAccount string `json:"globalAccount,omitempty"`
+
+	// Secret configures the api (client) secret.
+	// +optional
+	// +kubebuilder:default={}
+	Secret APISecretParameters `json:"secret,omitempty"`
+}
+
+// APISecretParameters configure the client secret the provider creates.
+type APISecretParameters struct {
+	// Description marks the secrets this provider creates. Older secrets with this
+	// description are deleted when a new one replaces them; others are never touched.
+	// +optional
+	// +kubebuilder:default=eventing-auth
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	Description string `json:"description,omitempty"`
+
+	// AuthorizationScopes granted to the secret.
+	// +optional
+	// +kubebuilder:default={oAuth}
+	AuthorizationScopes []string `json:"authorizationScopes,omitempty"`
+
+	// ValidFor is how long a new secret is valid, e.g. "2160h". Empty: no expiry.
+	// +optional
+	ValidFor *metav1.Duration `json:"validFor,omitempty"`
+
+	// RotateBefore replaces the secret this long before it expires. Needs validFor.
+	// +optional
+	RotateBefore *metav1.Duration `json:"rotateBefore,omitempty"`
+}
+
+// IASApplicationObservation is the observed state of the application in IAS.
+// It never holds the client secret.
+type IASApplicationObservation struct {
+	// ID is the application's UUID in IAS (also the external name).
+	ID string `json:"id,omitempty"`
+
+	// ClientID of the application.
+	ClientID string `json:"clientId,omitempty"`
+
+	// TokenURL is the tenant's OAuth token endpoint.
+	TokenURL string `json:"tokenURL,omitempty"`
+
+	// CertsURL is the tenant's JWKS endpoint.
+	CertsURL string `json:"certsURL,omitempty"`
+
+	// SecretID of the api secret published in the connection Secret.
+	SecretID string `json:"secretId,omitempty"`
+
+	// SecretHint is the first characters IAS shows for that secret.
+	SecretHint string `json:"secretHint,omitempty"`
+
+	// SecretValidTo is when that secret expires; empty if never.
+	SecretValidTo *metav1.Time `json:"secretValidTo,omitempty"`
+}
+
+// An IASApplicationSpec defines the desired state of an IASApplication.
+type IASApplicationSpec struct {
+	xpv2.ManagedResourceSpec `json:",inline"`
+	// +kubebuilder:default={}
+	ForProvider IASApplicationParameters `json:"forProvider"`
+}
+
+// An IASApplicationStatus represents the observed state of an IASApplication.
+type IASApplicationStatus struct {
+	xpv2.ManagedResourceStatus `json:",inline"`
+	AtProvider                 IASApplicationObservation `json:"atProvider,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// An IASApplication is an OIDC application in SAP Cloud Identity Services with a
+// client secret, published as the connection keys client_id, client_secret,
+// token_url and certs_url.
+// +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
+// +kubebuilder:printcolumn:name="SYNCED",type="string",JSONPath=".status.conditions[?(@.type=='Synced')].status"
+// +kubebuilder:printcolumn:name="EXTERNAL-NAME",type="string",JSONPath=".metadata.annotations.crossplane\\.io/external-name"
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,eventingauth}
+type IASApplication struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   IASApplicationSpec   `json:"spec"`
+	Status IASApplicationStatus `json:"status,omitempty"`
+}
+
+// AppName is the application's name in IAS: spec.forProvider.name, or the
+// resource's own name.
+func (a *IASApplication) AppName() string {
+	if a.Spec.ForProvider.Name != "" {
+		return a.Spec.ForProvider.Name
+	}
+	return a.GetName()
+}
+
+// AppDisplayName is the display name the application should have in IAS.
+func (a *IASApplication) AppDisplayName() string {
+	if a.Spec.ForProvider.DisplayName != "" {
+		return a.Spec.ForProvider.DisplayName
+	}
+	return a.AppName()
+}
+
+// +kubebuilder:object:root=true
+
+// IASApplicationList contains a list of IASApplication.
+type IASApplicationList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []IASApplication `json:"items"`
+}

@@ -1,0 +1,140 @@
+package v1alpha1
+
+import (
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TenantSettings are the settings of an IAS tenant shared by both config kinds.
+type TenantSettings struct {
+	// GlobalAccount is sent as "globalAccount" when creating applications, unless
+	// an IASApplication sets its own.
+	// +optional
+	GlobalAccount string `json:"globalAccount,omitempty"`
+
+	// RateLimit bounds the requests this provider sends to the tenant, shared by
+	// every managed resource that uses it. IAS allows 50 requests per second per
+	// originating IP.
+	// +optional
+	// +kubebuilder:default={qps: 40, burst: 10}
+	RateLimit *RateLimit `json:"rateLimit,omitempty"`
+}
+
+// RateLimit is a token bucket.
+type RateLimit struct {
+	// QPS is the sustained number of requests per second.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:default=40
+	QPS int32 `json:"qps,omitempty"`
+
+	// Burst is the number of requests that may be sent at once.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:default=10
+	Burst int32 `json:"burst,omitempty"`
+}
+
+// LocalCredentials locate the Secret, in the ProviderConfig's namespace, that holds
+// the keys username, password and url (https://<tenant>.accounts.ondemand.com).
+type LocalCredentials struct {
+	// Source of the credentials.
+	// +kubebuilder:validation:Enum=Secret
+	// +kubebuilder:default=Secret
+	Source xpv2.CredentialsSource `json:"source"`
+
+	// SecretRef names the Secret.
+	SecretRef xpv2.LocalSecretReference `json:"secretRef"`
+}
+
+// ClusterCredentials locate the Secret that holds the keys username, password and
+// url (https://<tenant>.accounts.ondemand.com).
+type ClusterCredentials struct {
+	// Source of the credentials.
+	// +kubebuilder:validation:Enum=Secret
+	// +kubebuilder:default=Secret
+	Source xpv2.CredentialsSource `json:"source"`
+
+	// SecretRef names the Secret and its namespace.
+	SecretRef xpv2.SecretReference `json:"secretRef"`
+}
+
+// A ProviderConfigSpec configures access to an IAS tenant.
+type ProviderConfigSpec struct {
+	// Credentials to reach the tenant.
+	Credentials LocalCredentials `json:"credentials"`
+
+	// CABundleSecretRef selects an extra PEM CA bundle, in the ProviderConfig's
+	// namespace, trusted for the tenant URL. TLS is always verified.
+	// +optional
+	CABundleSecretRef *xpv2.LocalSecretKeySelector `json:"caBundleSecretRef,omitempty"`
+
+	TenantSettings `json:",inline"`
+}
+
+// A ClusterProviderConfigSpec configures access to an IAS tenant.
+type ClusterProviderConfigSpec struct {
+	// Credentials to reach the tenant.
+	Credentials ClusterCredentials `json:"credentials"`
+
+	// CABundleSecretRef selects an extra PEM CA bundle trusted for the tenant URL.
+	// TLS is always verified.
+	// +optional
+	CABundleSecretRef *xpv2.SecretKeySelector `json:"caBundleSecretRef,omitempty"`
+
+	TenantSettings `json:",inline"`
+}
+
+// A ProviderConfigStatus is the observed state of a provider config.
+type ProviderConfigStatus struct {
+	xpv2.ProviderConfigStatus `json:",inline"`
+}
+
+// +kubebuilder:object:root=true
+
+// A ProviderConfig configures how managed resources in its namespace reach an IAS
+// tenant.
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:printcolumn:name="SECRET-NAME",type="string",JSONPath=".spec.credentials.secretRef.name",priority=1
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,provider,eventingauth}
+// +kubebuilder:subresource:status
+type ProviderConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ProviderConfigSpec   `json:"spec"`
+	Status ProviderConfigStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ProviderConfigList contains a list of ProviderConfig.
+type ProviderConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ProviderConfig `json:"items"`
+}
+
+// +kubebuilder:object:root=true
+
+// A ClusterProviderConfig configures how managed resources in any namespace reach
+// an IAS tenant. Managed resources use the one named "default" unless they say
+// otherwise.
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:printcolumn:name="SECRET-NAME",type="string",JSONPath=".spec.credentials.secretRef.name",priority=1
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,eventingauth}
+// +kubebuilder:subresource:status
+type ClusterProviderConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ClusterProviderConfigSpec `json:"spec"`
+	Status ProviderConfigStatus      `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ClusterProviderConfigList contains a list of ClusterProviderConfig.
+type ClusterProviderConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterProviderConfig `json:"items"`
+}
