@@ -1,0 +1,330 @@
+// Package iassim is an HTTP simulator of the SAP Cloud Identity Services
+// Application Directory API, speaking it as the real service does (see
+// shared/ias/README.md): Basic auth, apps CRUD, filters, cursor pagination, api
+// secrets, the well-known document, IAS error bodies, a per-client rate limit and
+// knobs for latency and injected faults. Tests, the local demo and the benchmarks
+// start it in-process; cmd/ias-simulator runs it on its own.
+package iassim
+
+import (
+	"bufio"
+	"crypto/subtle"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Operation names, as counted in Stats.
+const (
+	OpListApplications  = "list_applications"
+	OpCreateApplication = "create_application"
+	OpGetApplication    = "get_application"
+	OpPatchApplication  = "patch_application"
+	OpUpdateApplication = "update_application"
+	OpDeleteApplication = "delete_application"
+	OpListAPISecrets    = "list_api_secrets"
+	OpCreateAPISecret   = "create_api_secret"
+	OpDeleteAPISecret   = "delete_api_secret"
+	OpWellKnown         = "well_known"
+)
+
+// Options configure a Server. Zero values take the defaults.
+type Options struct {
+	Username string // default "admin"
+	Password string // default "admin-password"
+	// RateLimit is the per-client (originating IP) limit in requests per second;
+	// default 50, as IAS. Negative disables it.
+	RateLimit float64
+	// Latency is added to every API answer.
+	Latency time.Duration
+	// HoldFor bounds how long a FaultTimeout holds a request; default 30s.
+	HoldFor time.Duration
+	// EmptyFilter404 answers 404 for a filtered list with no match, as some tenants do.
+	EmptyFilter404 bool
+}
+
+// RequestRecord is one request the simulator answered.
+type RequestRecord struct {
+	Time      time.Time `json:"time"`
+	Operation string    `json:"operation"`
+	Status    int       `json:"status"`
+}
+
+// Server is the simulated tenant.
+type Server struct {
+	opts Options
+
+	mu            sync.Mutex
+	username      string
+	password      string
+	baseURL       string
+	apps          map[string]*App
+	order         []string // creation order, for stable pagination
+	faults        []*Fault
+	failAfterPost int
+	latency       time.Duration
+	limiters      map[string]*rate.Limiter
+	stats         map[string]map[int]int
+	log           []RequestRecord
+}
+
+// maxLog bounds the request log.
+const maxLog = 200000
+
+// New returns a Server with the given options.
+func New(opts Options) *Server {
+	if opts.Username == "" {
+		opts.Username = "admin"
+	}
+	if opts.Password == "" {
+		opts.Password = "admin-password"
+	}
+	if opts.RateLimit == 0 {
+		opts.RateLimit = 50
+	}
+	if opts.HoldFor == 0 {
+		opts.HoldFor = 30 * time.Second
+	}
+	return &Server{
+		opts:     opts,
+		username: opts.Username,
+		password: opts.Password,
+		latency:  opts.Latency,
+		apps:     map[string]*App{},
+		limiters: map[string]*rate.Limiter{},
+		stats:    map[string]map[int]int{},
+	}
+}
+
+// Handler serves the API, the well-known document and the /_sim/ admin endpoints.
+func (s *Server) Handler() http.Handler {
+	api := http.NewServeMux()
+	api.HandleFunc("GET /Applications/v1/{$}", s.op(OpListApplications, s.listApps))
+	api.HandleFunc("POST /Applications/v1/{$}", s.op(OpCreateApplication, s.createApp))
+	api.HandleFunc("GET /Applications/v1/{id}", s.op(OpGetApplication, s.getApp))
+	api.HandleFunc("PATCH /Applications/v1/{id}", s.op(OpPatchApplication, s.patchApp))
+	api.HandleFunc("PUT /Applications/v1/{id}", s.op(OpUpdateApplication, s.putApp))
+	api.HandleFunc("DELETE /Applications/v1/{id}", s.op(OpDeleteApplication, s.deleteApp))
+	api.HandleFunc("GET /Applications/v1/{id}/apiSecrets", s.op(OpListAPISecrets, s.listSecrets))
+	api.HandleFunc("POST /Applications/v1/{id}/apiSecrets", s.op(OpCreateAPISecret, s.createSecret))
+	api.HandleFunc("DELETE /Applications/v1/{id}/apiSecrets", s.op(OpDeleteAPISecret, s.deleteSecret))
+	api.HandleFunc("GET /.well-known/openid-configuration", s.op(OpWellKnown, s.wellKnown))
+	api.HandleFunc("GET /_sim/stats", s.serveStats)
+	api.HandleFunc("POST /_sim/faults", s.serveFaults)
+	api.HandleFunc("DELETE /_sim/faults", func(w http.ResponseWriter, _ *http.Request) { s.ClearFaults(); w.WriteHeader(http.StatusNoContent) })
+	return api
+}
+
+// statusRecorder remembers the status code written.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Hijack lets FaultReset drop the connection.
+func (r *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return r.ResponseWriter.(http.Hijacker).Hijack() //nolint:forcetypeassert // net/http's writer hijacks.
+}
+
+// op wraps an operation with rate limiting, faults, latency, auth and counting.
+func (s *Server) op(name string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() { s.count(name, rec.status) }()
+
+		if wait, ok := s.admit(r); !ok {
+			secs := int(wait/time.Second) + 1
+			rec.Header().Set("Retry-After", itoa(secs))
+			writeError(rec, http.StatusTooManyRequests, "Too many requests")
+			return
+		}
+
+		s.mu.Lock()
+		f, rest := pickFault(s.faults, name)
+		s.faults = rest
+		latency := s.latency
+		s.mu.Unlock()
+
+		if latency > 0 {
+			select {
+			case <-time.After(latency):
+			case <-r.Context().Done():
+				rec.status = 499
+				return
+			}
+		}
+		if f != nil {
+			s.applyFault(rec, r, f)
+			return
+		}
+		if name != OpWellKnown && !s.authorized(r) {
+			rec.Header().Set("WWW-Authenticate", `Basic realm="IAS"`)
+			writeError(rec, http.StatusUnauthorized, "Authentication failed")
+			return
+		}
+		h(rec, r)
+	}
+}
+
+func (s *Server) applyFault(w *statusRecorder, r *http.Request, f *Fault) {
+	switch f.Kind {
+	case Fault429:
+		after := f.RetryAfter
+		if after <= 0 {
+			after = time.Second
+		}
+		w.Header().Set("Retry-After", itoa(int((after+time.Second-1)/time.Second)))
+		writeError(w, http.StatusTooManyRequests, "Too many requests")
+	case FaultTimeout:
+		select {
+		case <-r.Context().Done():
+			w.status = 499
+		case <-time.After(s.opts.HoldFor):
+			writeError(w, http.StatusGatewayTimeout, "Gateway timeout")
+		}
+	case FaultReset:
+		conn, _, err := w.Hijack()
+		if err == nil {
+			if tc, ok := conn.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0)
+			}
+			_ = conn.Close()
+		}
+		w.status = 599
+	default:
+		writeError(w, http.StatusInternalServerError, "Internal server error")
+	}
+}
+
+// admit applies the per-client rate limit; on refusal it says how long to wait.
+func (s *Server) admit(r *http.Request) (time.Duration, bool) {
+	if s.opts.RateLimit < 0 {
+		return 0, true
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	s.mu.Lock()
+	l, ok := s.limiters[host]
+	if !ok {
+		l = rate.NewLimiter(rate.Limit(s.opts.RateLimit), int(s.opts.RateLimit))
+		s.limiters[host] = l
+	}
+	s.mu.Unlock()
+	res := l.Reserve()
+	if d := res.Delay(); d > 0 {
+		res.Cancel()
+		return d, false
+	}
+	return 0, true
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	u, p, ok := r.BasicAuth()
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	wantU, wantP := s.username, s.password
+	s.mu.Unlock()
+	return subtle.ConstantTimeCompare([]byte(u), []byte(wantU)) == 1 &&
+		subtle.ConstantTimeCompare([]byte(p), []byte(wantP)) == 1
+}
+
+func (s *Server) count(op string, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stats[op] == nil {
+		s.stats[op] = map[int]int{}
+	}
+	s.stats[op][status]++
+	if len(s.log) < maxLog {
+		s.log = append(s.log, RequestRecord{Time: time.Now(), Operation: op, Status: status})
+	}
+}
+
+func (s *Server) base(r *http.Request) string {
+	s.mu.Lock()
+	b := s.baseURL
+	s.mu.Unlock()
+	if b != "" {
+		return b
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request) {
+	b := s.base(r)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"issuer":                 b,
+		"authorization_endpoint": b + "/oauth2/authorize",
+		"token_endpoint":         b + "/oauth2/token",
+		"jwks_uri":               b + "/oauth2/certs",
+		"userinfo_endpoint":      b + "/oauth2/userinfo",
+	})
+}
+
+func (s *Server) serveStats(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.Stats())
+}
+
+func (s *Server) serveFaults(w http.ResponseWriter, r *http.Request) {
+	var f Fault
+	if err := json.NewDecoder(r.Body).Decode(&f); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid fault: "+err.Error())
+		return
+	}
+	s.InjectFault(f)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeError answers with the IAS error body.
+func writeError(w http.ResponseWriter, code int, msg string, details ...map[string]string) {
+	body := map[string]any{"code": code, "message": msg}
+	if len(details) > 0 {
+		body["details"] = details
+	}
+	writeJSON(w, code, map[string]any{"error": body})
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// unquote strips the optional quotes around a filter value.
+func unquote(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
