@@ -1,0 +1,363 @@
+// Package ias is the provider's client of the SAP Cloud Identity Services
+// Application Directory API: the generated client (package api) behind a small
+// interface, with a token bucket per tenant, Retry-After, retries, timeouts,
+// metrics and a cache of the tenant's well-known endpoints.
+package ias
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/api"
+)
+
+// SSOTypeOIDC is the single sign-on type of the applications this provider makes.
+const SSOTypeOIDC = "openIdConnect"
+
+// TypeCharged is meta.type of customer-created applications, the only ones this
+// provider adopts, changes or deletes.
+const TypeCharged = "charged"
+
+// Application is an IAS application as the provider sees it.
+type Application struct {
+	ID            string
+	Name          string
+	DisplayName   string
+	GlobalAccount string
+	SSOType       string
+	// ClientID is set once the application has a secret.
+	ClientID string
+	// Type is meta.type: "charged" for customer-created applications.
+	Type string
+}
+
+// ApplicationSpec is what the provider creates.
+type ApplicationSpec struct {
+	Name          string
+	DisplayName   string
+	GlobalAccount string
+}
+
+// SecretSpec is the api secret the provider creates.
+type SecretSpec struct {
+	Description         string
+	AuthorizationScopes []string
+	ValidTo             *time.Time
+}
+
+// APISecret is an api secret. Value is set only in the answer to its creation.
+type APISecret struct {
+	ID          string
+	ClientID    string
+	Hint        string
+	Description string
+	ValidTo     *time.Time
+	Value       string
+}
+
+// Endpoints are the tenant's OAuth endpoints from its well-known document.
+type Endpoints struct {
+	TokenURL string
+	CertsURL string
+}
+
+// A Patch sets one attribute of an application (a JSON pointer path).
+type Patch struct {
+	Path  string
+	Value string
+}
+
+// Patch paths the provider keeps in line.
+const (
+	PathName        = "/name"
+	PathDisplayName = "/branding/displayName"
+	PathSSOType     = "/urn:sap:identity:application:schemas:extension:sci:1.0:Authentication/ssoType"
+)
+
+// Client calls one IAS tenant.
+type Client interface {
+	FindApplications(ctx context.Context, name string) ([]Application, error)
+	GetApplication(ctx context.Context, id string) (*Application, error)
+	CreateApplication(ctx context.Context, spec ApplicationSpec) (string, error)
+	PatchApplication(ctx context.Context, id string, patches []Patch) error
+	DeleteApplication(ctx context.Context, id string) error
+	CreateAPISecret(ctx context.Context, appID string, spec SecretSpec) (*APISecret, error)
+	ListAPISecrets(ctx context.Context, appID string) ([]APISecret, error)
+	DeleteAPISecret(ctx context.Context, appID, secretID string) error
+	Endpoints(ctx context.Context) (Endpoints, error)
+}
+
+type client struct {
+	tenant Tenant
+	state  *tenantState
+	api    *api.ClientWithResponses
+}
+
+func newClient(t Tenant, st *tenantState) (*client, error) {
+	auth := func(_ context.Context, req *http.Request) error {
+		req.SetBasicAuth(t.Username, t.Password)
+		req.Header.Set("Accept", "application/json")
+		return nil
+	}
+	c, err := api.NewClientWithResponses(strings.TrimSuffix(t.URL, "/")+"/Applications/v1/",
+		api.WithHTTPClient(st.http), api.WithRequestEditorFn(auth))
+	if err != nil {
+		return nil, err
+	}
+	return &client{tenant: t, state: st, api: c}, nil
+}
+
+func parseID(op, id string) (uuid.UUID, error) {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return u, fmt.Errorf("IAS %s: %q is not an application UUID", op, id)
+	}
+	return u, nil
+}
+
+func (c *client) FindApplications(ctx context.Context, name string) ([]Application, error) {
+	filter, limit := "name eq "+name, int32(100)
+	params := &api.GetAllApplicationsParams{Filter: &filter, Limit: &limit}
+	var out []Application
+	for {
+		resp, err := c.api.GetAllApplicationsWithResponse(ctx, params)
+		if err != nil {
+			return nil, fmt.Errorf("IAS %s: %w", opListApplications, err)
+		}
+		switch {
+		case resp.StatusCode() == http.StatusNotFound:
+			// Some tenants answer an empty filtered list with 404.
+			return out, nil
+		case resp.JSON200 == nil:
+			return nil, apiError(opListApplications, resp.HTTPResponse, resp.Body)
+		}
+		if resp.JSON200.Applications != nil {
+			for _, a := range *resp.JSON200.Applications {
+				out = append(out, fromAPI(a))
+			}
+		}
+		next := deref(resp.JSON200.NextCursor)
+		if next == "" {
+			return out, nil
+		}
+		cursor, err := uuid.Parse(next)
+		if err != nil {
+			return nil, fmt.Errorf("IAS %s: unexpected cursor %q", opListApplications, next)
+		}
+		params.Cursor = &cursor
+	}
+}
+
+func (c *client) GetApplication(ctx context.Context, id string) (*Application, error) {
+	u, err := parseID(opGetApplication, id)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.api.GetApplicationWithResponse(ctx, u, &api.GetApplicationParams{})
+	if err != nil {
+		return nil, fmt.Errorf("IAS %s: %w", opGetApplication, err)
+	}
+	if resp.JSON200 == nil {
+		return nil, apiError(opGetApplication, resp.HTTPResponse, resp.Body)
+	}
+	a := fromAPI(*resp.JSON200)
+	return &a, nil
+}
+
+func (c *client) CreateApplication(ctx context.Context, s ApplicationSpec) (string, error) {
+	ssoType := api.OpenIdConnect
+	body := api.Application{
+		Name:     &s.Name,
+		Branding: &api.Branding{DisplayName: &s.DisplayName},
+		Schemas:  &[]api.SchemasEnum{api.SchemasEnumUrnSapIdentityApplicationSchemasExtensionSci10Authentication},
+		UrnSapIdentityApplicationSchemasExtensionSci10Authentication: &api.AuthenticationSchema{SsoType: &ssoType},
+	}
+	if s.GlobalAccount != "" {
+		body.GlobalAccount = &s.GlobalAccount
+	}
+	resp, err := c.api.CreateApplicationWithResponse(ctx, &api.CreateApplicationParams{}, body)
+	if err != nil {
+		return "", fmt.Errorf("IAS %s: %w", opCreateApplication, err)
+	}
+	if resp.StatusCode() != http.StatusCreated {
+		return "", apiError(opCreateApplication, resp.HTTPResponse, resp.Body)
+	}
+	// Location is relative: /Applications/v1/<uuid>.
+	loc := resp.HTTPResponse.Header.Get("Location")
+	id := path.Base(strings.TrimSuffix(loc, "/"))
+	if _, err := uuid.Parse(id); err != nil {
+		return "", fmt.Errorf("IAS %s: answer has no application UUID in Location %q", opCreateApplication, loc)
+	}
+	return id, nil
+}
+
+func (c *client) PatchApplication(ctx context.Context, id string, patches []Patch) error {
+	u, err := parseID(opPatchApplication, id)
+	if err != nil {
+		return err
+	}
+	ops := make([]api.PatchOperation, 0, len(patches))
+	for _, p := range patches {
+		var v api.PatchOperationValue = p.Value
+		ops = append(ops, api.PatchOperation{Op: api.Replace, Path: p.Path, Value: &v})
+	}
+	resp, err := c.api.PatchApplicationWithResponse(ctx, u, &api.PatchApplicationParams{}, api.ApplicationPatch{Operations: ops})
+	if err != nil {
+		return fmt.Errorf("IAS %s: %w", opPatchApplication, err)
+	}
+	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
+		return apiError(opPatchApplication, resp.HTTPResponse, resp.Body)
+	}
+	return nil
+}
+
+func (c *client) DeleteApplication(ctx context.Context, id string) error {
+	u, err := parseID(opDeleteApplication, id)
+	if err != nil {
+		return err
+	}
+	resp, err := c.api.DeleteApplicationWithResponse(ctx, u)
+	if err != nil {
+		return fmt.Errorf("IAS %s: %w", opDeleteApplication, err)
+	}
+	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
+		return apiError(opDeleteApplication, resp.HTTPResponse, resp.Body)
+	}
+	return nil
+}
+
+func (c *client) CreateAPISecret(ctx context.Context, appID string, s SecretSpec) (*APISecret, error) {
+	u, err := parseID(opCreateAPISecret, appID)
+	if err != nil {
+		return nil, err
+	}
+	scopes := make([]api.AuthorizationScope, 0, len(s.AuthorizationScopes))
+	for _, sc := range s.AuthorizationScopes {
+		scopes = append(scopes, api.AuthorizationScope(sc))
+	}
+	resp, err := c.api.CreateApiSecretWithResponse(ctx, u, api.ApiSecretData{
+		AuthorizationScopes: &scopes, Description: &s.Description, ValidTo: s.ValidTo,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("IAS %s: %w", opCreateAPISecret, err)
+	}
+	if resp.JSON201 == nil {
+		return nil, apiError(opCreateAPISecret, resp.HTTPResponse, resp.Body)
+	}
+	r := resp.JSON201
+	if deref(r.Secret) == "" || deref(r.ClientId) == "" {
+		return nil, fmt.Errorf("IAS %s: answer lacks the secret or client ID", opCreateAPISecret)
+	}
+	return &APISecret{ID: deref(r.Id), ClientID: deref(r.ClientId), Hint: deref(r.Hint),
+		Description: deref(r.Description), ValidTo: r.ValidTo, Value: deref(r.Secret)}, nil
+}
+
+func (c *client) ListAPISecrets(ctx context.Context, appID string) ([]APISecret, error) {
+	u, err := parseID(opListAPISecrets, appID)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.api.GetApiSecretsWithResponse(ctx, u)
+	if err != nil {
+		return nil, fmt.Errorf("IAS %s: %w", opListAPISecrets, err)
+	}
+	if resp.JSON200 == nil {
+		return nil, apiError(opListAPISecrets, resp.HTTPResponse, resp.Body)
+	}
+	var out []APISecret
+	if resp.JSON200.Secrets != nil {
+		for _, s := range *resp.JSON200.Secrets {
+			out = append(out, APISecret{ID: deref(s.Id), ClientID: deref(s.ClientId), Hint: deref(s.Hint),
+				Description: deref(s.Description), ValidTo: s.ValidTo})
+		}
+	}
+	return out, nil
+}
+
+func (c *client) DeleteAPISecret(ctx context.Context, appID, secretID string) error {
+	u, err := parseID(opDeleteAPISecret, appID)
+	if err != nil {
+		return err
+	}
+	resp, err := c.api.DeleteApiSecretWithResponse(ctx, u, &api.DeleteApiSecretParams{Id: &secretID})
+	if err != nil {
+		return fmt.Errorf("IAS %s: %w", opDeleteAPISecret, err)
+	}
+	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
+		return apiError(opDeleteAPISecret, resp.HTTPResponse, resp.Body)
+	}
+	return nil
+}
+
+// Endpoints reads the tenant's well-known document once per tenant URL and
+// credentials; the Pool drops the cache when either changes.
+func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
+	c.state.mu.Lock()
+	cached, hc := c.state.endpoints, c.state.http
+	c.state.mu.Unlock()
+	if cached != nil {
+		return *cached, nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(c.tenant.URL, "/")+"/.well-known/openid-configuration", nil)
+	if err != nil {
+		return Endpoints{}, fmt.Errorf("IAS %s: %w", opWellKnown, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return Endpoints{}, fmt.Errorf("IAS %s: %w", opWellKnown, err)
+	}
+	defer resp.Body.Close() //nolint:errcheck // Read-only body.
+	var doc struct {
+		TokenEndpoint string `json:"token_endpoint"`
+		JWKSURI       string `json:"jwks_uri"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		return Endpoints{}, &APIError{Operation: opWellKnown, StatusCode: resp.StatusCode}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || doc.TokenEndpoint == "" || doc.JWKSURI == "" {
+		return Endpoints{}, fmt.Errorf("IAS %s: the document lacks token_endpoint or jwks_uri", opWellKnown)
+	}
+	e := Endpoints{TokenURL: doc.TokenEndpoint, CertsURL: doc.JWKSURI}
+	c.state.mu.Lock()
+	if c.state.http == hc {
+		c.state.endpoints = &e
+	}
+	c.state.mu.Unlock()
+	return e, nil
+}
+
+func fromAPI(a api.ApplicationResponse) Application {
+	out := Application{Name: deref(a.Name), GlobalAccount: deref(a.GlobalAccount), Type: TypeCharged}
+	if a.Id != nil {
+		out.ID = a.Id.String()
+	}
+	if a.Branding != nil {
+		out.DisplayName = deref(a.Branding.DisplayName)
+	}
+	if a.Meta != nil && a.Meta.Type != nil {
+		out.Type = string(*a.Meta.Type)
+	}
+	if au := a.UrnSapIdentityApplicationSchemasExtensionSci10Authentication; au != nil {
+		out.ClientID = deref(au.ClientID)
+		if au.SsoType != nil {
+			out.SSOType = string(*au.SsoType)
+		}
+	}
+	return out
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,57 @@
+package ias
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// APIError is an answer from IAS other than the expected success. It carries the
+// operation, the status code and IAS's own message, never request data.
+type APIError struct {
+	Operation  string
+	StatusCode int
+	Message    string
+}
+
+func (e *APIError) Error() string {
+	msg := fmt.Sprintf("IAS %s answered %d %s", e.Operation, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	switch e.StatusCode {
+	case http.StatusUnauthorized:
+		msg += " (check the username and password in the ProviderConfig's credentials Secret)"
+	case http.StatusForbidden:
+		msg += " (the IAS user lacks the authorization to manage applications)"
+	}
+	return msg
+}
+
+// IsNotFound tells whether err is an IAS 404.
+func IsNotFound(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.StatusCode == http.StatusNotFound
+}
+
+// apiError reads IAS's error body {"error": {"code", "message", "details"}}.
+func apiError(op string, resp *http.Response, body []byte) error {
+	var eb struct {
+		Error struct {
+			Message string `json:"message"`
+			Details []struct {
+				Target  string `json:"target"`
+				Message string `json:"message"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	e := &APIError{Operation: op, StatusCode: resp.StatusCode}
+	if json.Unmarshal(body, &eb) == nil {
+		e.Message = eb.Error.Message
+		for _, d := range eb.Error.Details {
+			e.Message += fmt.Sprintf("; %s: %s", d.Target, d.Message)
+		}
+	}
+	return e
+}

@@ -1,0 +1,157 @@
+package ias
+
+import (
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Tenant says how to reach one IAS tenant. It holds credentials: never log it.
+type Tenant struct {
+	// URL is https://<tenant>.accounts.ondemand.com (http only to loopback).
+	URL      string
+	Username string
+	Password string
+	// CABundle is an optional extra PEM CA trusted for URL.
+	CABundle []byte
+	// QPS and Burst size the tenant's token bucket.
+	QPS   int
+	Burst int
+}
+
+// digest identifies the credentials and CA without revealing them.
+func (t Tenant) digest() string {
+	h := sha256.New()
+	for _, s := range []string{t.Username, t.Password, string(t.CABundle)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// PoolOptions tune the clients of a Pool.
+type PoolOptions struct {
+	// Timeout of each attempt of each call. Default 15s.
+	Timeout time.Duration
+	// Attempts per call, retries included. Default 5.
+	Attempts int
+	// BaseBackoff before the first retry, doubled each time. Default 500ms.
+	BaseBackoff time.Duration
+	// MaxBackoff caps the backoff. Default 10s.
+	MaxBackoff time.Duration
+	// Metrics to count calls in; default unregistered metrics.
+	Metrics *Metrics
+}
+
+// A Pool hands out clients and keeps, per tenant URL, what every client of that
+// tenant shares: the token bucket, a 429's pause, the connection pool and the
+// well-known endpoints.
+type Pool struct {
+	opts PoolOptions
+
+	mu      sync.Mutex
+	tenants map[string]*tenantState
+}
+
+type tenantState struct {
+	gate *tenantGate
+
+	mu        sync.Mutex
+	digest    string // of the credentials the state below was made with
+	http      *http.Client
+	endpoints *Endpoints
+}
+
+// NewPool returns an empty Pool.
+func NewPool(o PoolOptions) *Pool {
+	if o.Timeout == 0 {
+		o.Timeout = 15 * time.Second
+	}
+	if o.Attempts == 0 {
+		o.Attempts = 5
+	}
+	if o.BaseBackoff == 0 {
+		o.BaseBackoff = 500 * time.Millisecond
+	}
+	if o.MaxBackoff == 0 {
+		o.MaxBackoff = 10 * time.Second
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics(nil)
+	}
+	return &Pool{opts: o, tenants: map[string]*tenantState{}}
+}
+
+// Client returns a client of the tenant. Changed credentials or CA take effect at
+// once and drop the tenant's cached endpoints.
+func (p *Pool) Client(t Tenant) (Client, error) {
+	if t.QPS <= 0 || t.Burst <= 0 {
+		return nil, errors.New("rate limit qps and burst must be positive")
+	}
+	p.mu.Lock()
+	st, ok := p.tenants[t.URL]
+	if !ok {
+		st = &tenantState{gate: &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(t.QPS), t.Burst)}}
+		p.tenants[t.URL] = st
+	}
+	p.mu.Unlock()
+
+	if st.gate.limiter.Limit() != rate.Limit(t.QPS) {
+		st.gate.limiter.SetLimit(rate.Limit(t.QPS))
+	}
+	if st.gate.limiter.Burst() != t.Burst {
+		st.gate.limiter.SetBurst(t.Burst)
+	}
+
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if d := t.digest(); st.digest != d || st.http == nil {
+		hc, err := p.httpClient(t, st.gate)
+		if err != nil {
+			return nil, err
+		}
+		if st.http != nil {
+			st.http.CloseIdleConnections()
+		}
+		st.digest, st.http, st.endpoints = d, hc, nil
+	}
+	return newClient(t, st)
+}
+
+func (p *Pool) httpClient(t Tenant, gate *tenantGate) (*http.Client, error) {
+	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if len(t.CABundle) > 0 {
+		roots, err := x509.SystemCertPool()
+		if err != nil || roots == nil {
+			roots = x509.NewCertPool()
+		}
+		if !roots.AppendCertsFromPEM(t.CABundle) {
+			return nil, errors.New("the CA bundle holds no PEM certificate")
+		}
+		tlsCfg.RootCAs = roots
+	}
+	base := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     tlsCfg,
+		TLSHandshakeTimeout: 10 * time.Second,
+		MaxIdleConnsPerHost: 32,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}
+	return &http.Client{
+		Transport: &transport{next: base, gate: gate, metrics: p.opts.Metrics, policy: retryPolicy{
+			attempts: p.opts.Attempts, baseBackoff: p.opts.BaseBackoff, maxBackoff: p.opts.MaxBackoff, timeout: p.opts.Timeout,
+		}},
+		// IAS answers creation with a relative Location; never follow redirects.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}, nil
+}

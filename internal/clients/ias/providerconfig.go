@@ -1,0 +1,166 @@
+package ias
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	kclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+)
+
+// Keys of the credentials Secret.
+const (
+	KeyUsername = "username"
+	KeyPassword = "password"
+	KeyURL      = "url"
+)
+
+// Defaults of the ProviderConfig's rateLimit.
+const (
+	DefaultQPS   = 40
+	DefaultBurst = 10
+)
+
+// Config is what a ProviderConfig or ClusterProviderConfig resolves to.
+type Config struct {
+	Tenant        Tenant
+	GlobalAccount string
+}
+
+// ConfigFor resolves the (Cluster)ProviderConfig a managed resource references
+// into a validated tenant. Its errors name the object and key at fault and never
+// carry a credential.
+func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManaged) (Config, error) {
+	ref := mg.GetProviderConfigReference()
+	if ref == nil || ref.Name == "" {
+		return Config{}, fmt.Errorf("no providerConfigRef is set")
+	}
+	var (
+		secret   types.NamespacedName
+		ca       *types.NamespacedName
+		caKey    string
+		settings v1alpha1.TenantSettings
+		what     string
+	)
+	switch ref.Kind {
+	case v1alpha1.ProviderConfigKind:
+		pc := &v1alpha1.ProviderConfig{}
+		what = fmt.Sprintf("ProviderConfig %s/%s", mg.GetNamespace(), ref.Name)
+		if err := kube.Get(ctx, types.NamespacedName{Namespace: mg.GetNamespace(), Name: ref.Name}, pc); err != nil {
+			return Config{}, getError(what, err)
+		}
+		secret = types.NamespacedName{Namespace: pc.Namespace, Name: pc.Spec.Credentials.SecretRef.Name}
+		if r := pc.Spec.CABundleSecretRef; r != nil {
+			ca, caKey = &types.NamespacedName{Namespace: pc.Namespace, Name: r.Name}, r.Key
+		}
+		settings = pc.Spec.TenantSettings
+	case v1alpha1.ClusterProviderConfigKind, "":
+		pc := &v1alpha1.ClusterProviderConfig{}
+		what = "ClusterProviderConfig " + ref.Name
+		if err := kube.Get(ctx, types.NamespacedName{Name: ref.Name}, pc); err != nil {
+			return Config{}, getError(what, err)
+		}
+		secret = types.NamespacedName{Namespace: pc.Spec.Credentials.SecretRef.Namespace, Name: pc.Spec.Credentials.SecretRef.Name}
+		if r := pc.Spec.CABundleSecretRef; r != nil {
+			ca, caKey = &types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, r.Key
+		}
+		settings = pc.Spec.TenantSettings
+	default:
+		return Config{}, fmt.Errorf("providerConfigRef kind %q is not ProviderConfig or ClusterProviderConfig", ref.Kind)
+	}
+
+	data, err := secretData(ctx, kube, what, "credentials", secret)
+	if err != nil {
+		return Config{}, err
+	}
+	t := Tenant{QPS: DefaultQPS, Burst: DefaultBurst}
+	for key, dst := range map[string]*string{KeyUsername: &t.Username, KeyPassword: &t.Password, KeyURL: &t.URL} {
+		v := strings.TrimSpace(string(data[key]))
+		if v == "" {
+			return Config{}, fmt.Errorf("credentials Secret %s of %s has no key %q (it needs username, password and url)", secret, what, key)
+		}
+		*dst = v
+	}
+	if t.URL, err = ValidateURL(t.URL); err != nil {
+		return Config{}, fmt.Errorf("key url of credentials Secret %s of %s: %w", secret, what, err)
+	}
+	if ca != nil {
+		cd, err := secretData(ctx, kube, what, "CA bundle", *ca)
+		if err != nil {
+			return Config{}, err
+		}
+		if len(cd[caKey]) == 0 {
+			return Config{}, fmt.Errorf("CA bundle Secret %s of %s has no key %q", *ca, what, caKey)
+		}
+		t.CABundle = cd[caKey]
+	}
+	if rl := settings.RateLimit; rl != nil {
+		if rl.QPS > 0 {
+			t.QPS = int(rl.QPS)
+		}
+		if rl.Burst > 0 {
+			t.Burst = int(rl.Burst)
+		}
+	}
+	return Config{Tenant: t, GlobalAccount: settings.GlobalAccount}, nil
+}
+
+func getError(what string, err error) error {
+	if kerrors.IsNotFound(err) {
+		return fmt.Errorf("%s does not exist", what)
+	}
+	return fmt.Errorf("cannot get %s: %w", what, err)
+}
+
+func secretData(ctx context.Context, kube kclient.Reader, what, role string, nn types.NamespacedName) (map[string][]byte, error) {
+	s := &corev1.Secret{}
+	if err := kube.Get(ctx, nn, s); err != nil {
+		if kerrors.IsNotFound(err) {
+			return nil, fmt.Errorf("%s Secret %s of %s does not exist", role, nn, what)
+		}
+		return nil, fmt.Errorf("cannot get %s Secret %s of %s: %w", role, nn, what, err)
+	}
+	return s.Data, nil
+}
+
+// ValidateURL checks a tenant URL: https, or http to a loopback host only; no
+// user info, path, query or fragment. It returns the URL without a trailing slash.
+// Its errors do not repeat the value, which may hold a mistyped credential.
+func ValidateURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return "", fmt.Errorf("not a valid URL: it must look like https://<tenant>.accounts.ondemand.com")
+	}
+	if u.User != nil {
+		return "", fmt.Errorf("the URL must not carry credentials; put them under username and password")
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("the URL must be the tenant's base URL, without path, query or fragment")
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !isLoopback(u.Hostname()) {
+			return "", fmt.Errorf("http is allowed only to a loopback host; %s needs https", u.Hostname())
+		}
+	default:
+		return "", fmt.Errorf("scheme %q is not supported; use https", u.Scheme)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,210 @@
+package ias
+
+import (
+	"context"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// tenantGate is the per-tenant token bucket plus the pause a 429 imposes on every
+// request to that tenant.
+type tenantGate struct {
+	url     string
+	limiter *rate.Limiter
+
+	mu           sync.Mutex
+	blockedUntil time.Time
+}
+
+func (g *tenantGate) wait(ctx context.Context) error {
+	g.mu.Lock()
+	until := g.blockedUntil
+	g.mu.Unlock()
+	if d := time.Until(until); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return g.limiter.Wait(ctx)
+}
+
+func (g *tenantGate) blockFor(d time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if until := time.Now().Add(d); until.After(g.blockedUntil) {
+		g.blockedUntil = until
+	}
+}
+
+// retryPolicy says how often and how long to retry.
+type retryPolicy struct {
+	attempts    int           // total attempts, at least 1
+	baseBackoff time.Duration // doubled per attempt, with jitter
+	maxBackoff  time.Duration
+	timeout     time.Duration // per attempt
+}
+
+// transport sends each attempt through the tenant's gate, with a timeout, counts
+// it, and retries what is safe to retry: idempotent requests on 5xx and transport
+// errors, any request on 429 (IAS did not process it).
+type transport struct {
+	next    http.RoundTripper
+	gate    *tenantGate
+	policy  retryPolicy
+	metrics *Metrics
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	op := operationOf(req)
+	idempotent := req.Method != http.MethodPost
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		if err := t.gate.wait(req.Context()); err != nil {
+			return nil, err
+		}
+		t.metrics.waits.WithLabelValues(t.gate.url).Observe(time.Since(start).Seconds())
+
+		resp, cancel, err := t.send(req, op)
+		last := attempt >= t.policy.attempts || req.Context().Err() != nil
+		retry := false
+		var retryAfter time.Duration
+		switch {
+		case err != nil:
+			retry = idempotent
+		case resp.StatusCode == http.StatusTooManyRequests:
+			retry = true
+			retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
+			t.gate.blockFor(retryAfter)
+		case resp.StatusCode >= 500:
+			retry = idempotent
+		}
+		if !retry || last {
+			if err != nil {
+				cancel()
+				return nil, err
+			}
+			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+			return resp, nil
+		}
+		if resp != nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+			_ = resp.Body.Close()
+		}
+		cancel()
+		if err := sleep(req.Context(), max(retryAfter, t.backoff(attempt))); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (t *transport) send(req *http.Request, op string) (*http.Response, context.CancelFunc, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.policy.timeout)
+	r := req.Clone(ctx)
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			cancel()
+			return nil, nil, err
+		}
+		r.Body = body
+	}
+	start := time.Now()
+	resp, err := t.next.RoundTrip(r)
+	t.metrics.duration.WithLabelValues(op).Observe(time.Since(start).Seconds())
+	code := "error"
+	if err == nil {
+		code = strconv.Itoa(resp.StatusCode)
+	}
+	t.metrics.requests.WithLabelValues(op, code).Inc()
+	return resp, cancel, err
+}
+
+func (t *transport) backoff(attempt int) time.Duration {
+	d := t.policy.baseBackoff << (attempt - 1)
+	if d > t.policy.maxBackoff || d <= 0 {
+		d = t.policy.maxBackoff
+	}
+	// Full jitter in [d/2, d) spreads retries of many resources.
+	return d/2 + rand.N(d/2+1)
+}
+
+func parseRetryAfter(v string) time.Duration {
+	if v == "" {
+		return time.Second
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(time.Until(at), 0)
+	}
+	return time.Second
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// Operation names used in metrics and errors.
+const (
+	opListApplications  = "list_applications"
+	opCreateApplication = "create_application"
+	opGetApplication    = "get_application"
+	opPatchApplication  = "patch_application"
+	opDeleteApplication = "delete_application"
+	opListAPISecrets    = "list_api_secrets"
+	opCreateAPISecret   = "create_api_secret"
+	opDeleteAPISecret   = "delete_api_secret"
+	opWellKnown         = "well_known"
+)
+
+// operationOf names a request by its method and path shape.
+func operationOf(r *http.Request) string {
+	p := r.URL.Path
+	if strings.HasSuffix(p, "/.well-known/openid-configuration") {
+		return opWellKnown
+	}
+	i := strings.Index(p, "/Applications/v1")
+	if i < 0 {
+		return "other"
+	}
+	rest := strings.Trim(p[i+len("/Applications/v1"):], "/")
+	switch {
+	case rest == "" && r.Method == http.MethodGet:
+		return opListApplications
+	case rest == "" && r.Method == http.MethodPost:
+		return opCreateApplication
+	case strings.HasSuffix(rest, "/apiSecrets"):
+		return map[string]string{http.MethodGet: opListAPISecrets, http.MethodPost: opCreateAPISecret, http.MethodDelete: opDeleteAPISecret}[r.Method]
+	}
+	return map[string]string{http.MethodGet: opGetApplication, http.MethodPatch: opPatchApplication, http.MethodDelete: opDeleteApplication}[r.Method]
+}
