@@ -1,0 +1,103 @@
+// Command provider runs provider-eventing-auth: the Crossplane provider that gives
+// every Kyma runtime an OIDC application in SAP Cloud Identity Services.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+	"go.uber.org/zap/zapcore"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
+)
+
+func main() {
+	var (
+		debug            = flag.Bool("debug", false, "Run with debug logging.")
+		leaderElection   = flag.Bool("leader-election", false, "Use leader election for the controller manager.")
+		syncInterval     = flag.Duration("sync", time.Hour, "How often all resources are re-listed from the API server cache.")
+		pollInterval     = flag.Duration("poll", 5*time.Minute, "How often each resource is checked against IAS and the runtimes (drift detection).")
+		pollJitter       = flag.Duration("poll-jitter", 0, "Random spread added to each poll; default 10% of --poll.")
+		maxReconcileRate = flag.Int("max-reconcile-rate", 10, "The global maximum rate per second at which resources may be checked for drift.")
+		mgmtPolicies     = flag.Bool("enable-management-policies", true, "Enable support for spec.managementPolicies.")
+		metricsAddr      = flag.String("metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint.")
+		probeAddr        = flag.String("health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
+		iasTimeout       = flag.Duration("ias-timeout", 15*time.Second, "Timeout of each attempt of each IAS call.")
+	)
+	flag.Parse()
+
+	level := zapcore.InfoLevel
+	if *debug {
+		level = zapcore.DebugLevel
+	}
+	zl := zap.New(zap.Level(level))
+	ctrl.SetLogger(zl)
+	log := logging.NewLogrLogger(zl.WithName("provider-eventing-auth"))
+
+	cfg, err := ctrl.GetConfig()
+	exitOn(err, "cannot get API server config")
+
+	scheme := kruntime.NewScheme()
+	exitOn(clientgoscheme.AddToScheme(scheme), "cannot add Kubernetes APIs to scheme")
+	exitOn(apis.AddToScheme(scheme), "cannot add provider APIs to scheme")
+
+	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(cfg, *maxReconcileRate), ctrl.Options{
+		Scheme:                     scheme,
+		Cache:                      cache.Options{SyncPeriod: syncInterval},
+		LeaderElection:             *leaderElection,
+		LeaderElectionID:           "crossplane-leader-election-provider-eventing-auth",
+		LeaderElectionResourceLock: "leases",
+		Metrics:                    metricsserver.Options{BindAddress: *metricsAddr},
+		HealthProbeBindAddress:     *probeAddr,
+	})
+	exitOn(err, "cannot create controller manager")
+	exitOn(mgr.AddHealthzCheck("healthz", healthz.Ping), "cannot add health check")
+	exitOn(mgr.AddReadyzCheck("readyz", healthz.Ping), "cannot add ready check")
+
+	mm := managed.NewMRMetricRecorder()
+	sm := statemetrics.NewMRStateMetrics()
+	metrics.Registry.MustRegister(mm, sm)
+
+	o := iasapplication.Options{
+		Options: controller.Options{
+			Logger:                  log,
+			GlobalRateLimiter:       ratelimiter.NewGlobal(*maxReconcileRate),
+			PollInterval:            *pollInterval,
+			MaxConcurrentReconciles: *maxReconcileRate,
+			Features:                &feature.Flags{},
+			MetricOptions:           &controller.MetricOptions{PollStateMetricInterval: time.Minute, MRMetrics: mm, MRStateMetrics: sm},
+		},
+		Pool:               ias.NewPool(ias.PoolOptions{Timeout: *iasTimeout, Metrics: ias.NewMetrics(metrics.Registry)}),
+		PollJitter:         *pollJitter,
+		ManagementPolicies: *mgmtPolicies,
+	}
+	exitOn(eacontroller.Setup(mgr, o), "cannot set up controllers")
+	log.Info("Starting provider", "poll", pollInterval.String(), "maxReconcileRate", *maxReconcileRate)
+	exitOn(mgr.Start(ctrl.SetupSignalHandler()), "cannot start controller manager")
+}
+
+func exitOn(err error, msg string) {
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "provider-eventing-auth: %s: %v\n", msg, err)
+		os.Exit(1)
+	}
+}

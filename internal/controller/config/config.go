@@ -1,0 +1,41 @@
+// Package config counts the users of ProviderConfigs and ClusterProviderConfigs,
+// so that one in use cannot be deleted.
+package config
+
+import (
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/providerconfig"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+)
+
+// Setup adds the usage-counting controllers of both config kinds. Namespaced
+// managed resources record their usage as a ProviderConfigUsage in their own
+// namespace whichever kind they reference, so both count ProviderConfigUsages.
+func Setup(mgr ctrl.Manager, o controller.Options) error {
+	for _, k := range []struct {
+		config resource.ProviderConfigKinds
+		obj    resource.Object
+	}{
+		{resource.ProviderConfigKinds{Config: v1alpha1.ProviderConfigGroupVersionKind, Usage: v1alpha1.ProviderConfigUsageGroupVersionKind, UsageList: v1alpha1.ProviderConfigUsageListGroupVersionKind}, &v1alpha1.ProviderConfig{}},
+		{resource.ProviderConfigKinds{Config: v1alpha1.ClusterProviderConfigGroupVersionKind, Usage: v1alpha1.ProviderConfigUsageGroupVersionKind, UsageList: v1alpha1.ProviderConfigUsageListGroupVersionKind}, &v1alpha1.ClusterProviderConfig{}},
+	} {
+		name := providerconfig.ControllerName(k.config.Config.GroupKind().String())
+		r := providerconfig.NewReconciler(mgr, k.config,
+			providerconfig.WithLogger(o.Logger.WithValues("controller", name)),
+			providerconfig.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))))
+		if err := ctrl.NewControllerManagedBy(mgr).
+			Named(name).
+			WithOptions(o.ForControllerRuntime()).
+			For(k.obj).
+			Watches(&v1alpha1.ProviderConfigUsage{}, &resource.EnqueueRequestForProviderConfig{}).
+			Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

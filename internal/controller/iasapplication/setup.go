@@ -1,0 +1,71 @@
+// Package iasapplication manages IASApplication resources: an OIDC application in
+// IAS and its client secret, published as a connection Secret.
+package iasapplication
+
+import (
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+)
+
+// Options of the IASApplication controller beyond the common ones.
+type Options struct {
+	controller.Options
+	// Pool shares tenant state (rate limits, endpoints) across resources.
+	Pool *ias.Pool
+	// PollJitter spreads polls of many resources; default 10% of the poll interval.
+	PollJitter time.Duration
+	// ManagementPolicies turns on spec.managementPolicies.
+	ManagementPolicies bool
+}
+
+// Setup adds a controller that reconciles IASApplication resources.
+func Setup(mgr ctrl.Manager, o Options) error {
+	name := managed.ControllerName(v1alpha1.IASApplicationGroupKind)
+	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
+	jitter := o.PollJitter
+	if jitter == 0 {
+		jitter = o.PollInterval / 10
+	}
+	opts := []managed.ReconcilerOption{
+		managed.WithTypedExternalConnector[*v1alpha1.IASApplication](&connector{
+			kube:      mgr.GetClient(),
+			usage:     resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
+			pool:      o.Pool,
+			recorder:  recorder,
+			publisher: managed.NewAPILocalSecretPublisher(mgr.GetClient(), mgr.GetScheme()),
+		}),
+		// The external name is the IAS UUID, never metadata.name.
+		managed.WithInitializers(),
+		// Observe finds an app by its name when the UUID is not known, so a create
+		// whose outcome was lost is safe to retry: it adopts instead of duplicating.
+		managed.WithDeterministicExternalName(true),
+		managed.WithLogger(o.Logger.WithValues("controller", name)),
+		managed.WithRecorder(recorder),
+		managed.WithPollInterval(o.PollInterval),
+		managed.WithPollJitterHook(jitter),
+	}
+	if o.ManagementPolicies {
+		opts = append(opts, managed.WithManagementPolicies())
+	}
+	if o.MetricOptions != nil {
+		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
+	}
+	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.IASApplicationGroupVersionKind), opts...)
+
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		WithOptions(o.ForControllerRuntime()).
+		WithEventFilter(resource.DesiredStateChanged()).
+		For(&v1alpha1.IASApplication{}).
+		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
