@@ -38,6 +38,7 @@ const (
 
 type connector struct {
 	kube      client.Client
+	reader    client.Reader
 	usage     resource.ModernTracker
 	pool      *ias.Pool
 	recorder  event.Recorder
@@ -56,13 +57,14 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 	if err != nil {
 		return nil, err
 	}
-	return &external{ias: cl, kube: c.kube, globalAccount: cfg.GlobalAccount, recorder: c.recorder, publisher: c.publisher, now: time.Now}, nil
+	return &external{ias: cl, kube: c.kube, reader: c.reader, globalAccount: cfg.GlobalAccount, recorder: c.recorder, publisher: c.publisher, now: time.Now}, nil
 }
 
 // external reconciles one IASApplication with its IAS tenant.
 type external struct {
 	ias           ias.Client
 	kube          client.Client
+	reader        client.Reader // uncached
 	globalAccount string
 	recorder      event.Recorder
 	publisher     managed.LocalConnectionPublisher
@@ -92,9 +94,16 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	current, problem, err := e.currentSecret(ctx, cr, app, secrets)
+	cur, value, problem, err := e.published(ctx, cr, app, secrets)
 	if err != nil {
 		return managed.ExternalObservation{}, err
+	}
+	at.SecretID, at.SecretHint, at.SecretValidTo = "", "", nil
+	if cur != nil {
+		at.SecretID, at.SecretHint = cur.ID, cur.Hint
+		if cur.ValidTo != nil {
+			at.SecretValidTo = &metav1.Time{Time: *cur.ValidTo}
+		}
 	}
 	if problem != "" && mayPublish(cr) {
 		cr.SetConditions(xpv2.Unavailable().WithMessage(problem))
@@ -103,11 +112,11 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	}
 	obs := managed.ExternalObservation{
 		ResourceExists:          true,
-		ResourceUpToDate:        problem == "" && len(drift(cr, app)) == 0 && len(stale(cr, secrets)) == 0,
+		ResourceUpToDate:        problem == "" && len(drift(cr, app)) == 0 && len(stale(cr, secrets, cur)) == 0,
 		ResourceLateInitialized: adopted,
 	}
-	if current != "" {
-		obs.ConnectionDetails = details(app.ClientID, current, endpoints)
+	if value != "" {
+		obs.ConnectionDetails = details(app.ClientID, value, endpoints)
 	}
 	return obs, nil
 }
@@ -115,6 +124,13 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 // find returns the app by its UUID or, when the UUID is unknown or gone, by name;
 // adopted tells that the UUID is newly learned.
 func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.Application, bool, error) {
+	if meta.GetExternalName(cr) == "" {
+		// The cache may lag behind our own Create; the API server knows better.
+		fresh := &v1alpha1.IASApplication{}
+		if err := e.reader.Get(ctx, client.ObjectKeyFromObject(cr), fresh); err == nil && meta.GetExternalName(fresh) != "" {
+			meta.SetExternalName(cr, meta.GetExternalName(fresh))
+		}
+	}
 	if id := meta.GetExternalName(cr); id != "" {
 		app, err := e.ias.GetApplication(ctx, id)
 		switch {
@@ -147,41 +163,48 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 	return nil, false, fmt.Errorf("found %d IAS applications named %q (%s); expected at most one. None was changed or deleted: remove the extra ones in IAS", len(apps), cr.AppName(), strings.Join(ids, ", "))
 }
 
-// currentSecret returns the published client secret if it is usable, or a
-// sentence saying why there is none.
-func (e *external) currentSecret(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, secrets []ias.APISecret) (string, string, error) {
-	at := cr.Status.AtProvider
-	if at.SecretID == "" {
-		return "", "no client secret has been published for this application yet", nil
-	}
-	var known *ias.APISecret
-	for i := range secrets {
-		if secrets[i].ID == at.SecretID {
-			known = &secrets[i]
+// published finds the api secret this provider published for the app: the one of
+// its (description-marked) secrets whose hint begins the value in the connection
+// Secret. It is derived from IAS and the connection Secret on every call, so
+// nothing depends on bookkeeping that a lost status write could drop. problem says
+// why there is no usable secret; value is the published secret, when one is.
+func (e *external) published(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, secrets []ias.APISecret) (*ias.APISecret, string, string, error) {
+	var marked []ias.APISecret
+	for _, s := range secrets {
+		if s.Description == description(cr) {
+			marked = append(marked, s)
 		}
 	}
-	if known == nil {
-		return "", fmt.Sprintf("client secret %s… no longer exists in IAS", at.SecretHint), nil
-	}
-	if rb := cr.Spec.ForProvider.Secret.RotateBefore; rb != nil && known.ValidTo != nil && e.now().Add(rb.Duration).After(*known.ValidTo) {
-		return "", fmt.Sprintf("client secret %s… expires at %s, within rotateBefore", at.SecretHint, known.ValidTo.UTC().Format(time.RFC3339)), nil
-	}
-	ref := cr.GetWriteConnectionSecretToReference()
-	if ref == nil {
-		return "", "", nil
-	}
-	s := &corev1.Secret{}
-	if err := e.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: ref.Name}, s); err != nil {
-		if kerrors.IsNotFound(err) {
-			return "", fmt.Sprintf("connection Secret %s is missing", ref.Name), nil
+	var cur *ias.APISecret
+	var value string
+	if ref := cr.GetWriteConnectionSecretToReference(); ref == nil {
+		// Nothing to check against: the newest of ours is the current one.
+		if len(marked) == 0 {
+			return nil, "", "no client secret has been created for this application yet", nil
 		}
-		return "", "", fmt.Errorf("cannot get connection Secret %s: %w", ref.Name, err)
+		cur = &marked[len(marked)-1]
+	} else {
+		s := &corev1.Secret{}
+		if err := e.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: ref.Name}, s); err != nil {
+			if kerrors.IsNotFound(err) {
+				return nil, "", fmt.Sprintf("connection Secret %s does not exist yet or was deleted; a new client secret is needed", ref.Name), nil
+			}
+			return nil, "", "", fmt.Errorf("cannot get connection Secret %s: %w", ref.Name, err)
+		}
+		value = string(s.Data[KeyClientSecret])
+		for i := range marked {
+			if marked[i].Hint != "" && strings.HasPrefix(value, marked[i].Hint) && (marked[i].ClientID == "" || marked[i].ClientID == app.ClientID) {
+				cur = &marked[i]
+			}
+		}
+		if cur == nil {
+			return nil, "", fmt.Sprintf("connection Secret %s holds no client secret that exists in IAS for application %s; a new one is needed", ref.Name, app.ID), nil
+		}
 	}
-	v := string(s.Data[KeyClientSecret])
-	if v == "" || !strings.HasPrefix(v, at.SecretHint) {
-		return "", fmt.Sprintf("connection Secret %s does not hold client secret %s…", ref.Name, at.SecretHint), nil
+	if rb := cr.Spec.ForProvider.Secret.RotateBefore; rb != nil && cur.ValidTo != nil && e.now().Add(rb.Duration).After(*cur.ValidTo) {
+		return cur, value, fmt.Sprintf("client secret %s… expires at %s, within rotateBefore; rotating", cur.Hint, cur.ValidTo.UTC().Format(time.RFC3339)), nil
 	}
-	return v, "", nil
+	return cur, value, "", nil
 }
 
 func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalCreation, error) {
@@ -222,12 +245,14 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	if err != nil {
 		return managed.ExternalUpdate{}, err
 	}
-	_, problem, err := e.currentSecret(ctx, cr, app, secrets)
+	cur, _, problem, err := e.published(ctx, cr, app, secrets)
 	if err != nil {
 		return managed.ExternalUpdate{}, err
 	}
 	var cd managed.ConnectionDetails
 	if problem != "" {
+		// Every secret of ours listed above is now older than the new one.
+		cur = nil
 		endpoints, err := e.ias.Endpoints(ctx)
 		if err != nil {
 			return managed.ExternalUpdate{}, err
@@ -241,7 +266,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 			return managed.ExternalUpdate{}, fmt.Errorf("cannot publish the new client secret: %w", err)
 		}
 	}
-	for _, s := range stale(cr, secrets) {
+	for _, s := range stale(cr, secrets, cur) {
 		if err := e.ias.DeleteAPISecret(ctx, id, s.ID); err != nil && !ias.IsNotFound(err) {
 			return managed.ExternalUpdate{ConnectionDetails: cd}, err
 		}
@@ -331,16 +356,12 @@ func drift(cr *v1alpha1.IASApplication, app *ias.Application) []ias.Patch {
 	return p
 }
 
-// stale lists this provider's secrets other than the published one. Nothing is
-// stale while no secret is known to be published.
-func stale(cr *v1alpha1.IASApplication, secrets []ias.APISecret) []ias.APISecret {
-	cur := cr.Status.AtProvider.SecretID
-	if cur == "" {
-		return nil
-	}
+// stale lists this provider's secrets other than the published one cur; with cur
+// nil, all of them (the caller has just published a newer one).
+func stale(cr *v1alpha1.IASApplication, secrets []ias.APISecret, cur *ias.APISecret) []ias.APISecret {
 	var out []ias.APISecret
 	for _, s := range secrets {
-		if s.ID != cur && s.Description == description(cr) {
+		if (cur == nil || s.ID != cur.ID) && s.Description == description(cr) {
 			out = append(out, s)
 		}
 	}

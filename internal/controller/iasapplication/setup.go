@@ -39,6 +39,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	opts := []managed.ReconcilerOption{
 		managed.WithTypedExternalConnector[*v1alpha1.IASApplication](&connector{
 			kube:      mgr.GetClient(),
+			reader:    mgr.GetAPIReader(),
 			usage:     resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
 			pool:      o.Pool,
 			recorder:  recorder,

@@ -1,0 +1,298 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+)
+
+// The suite's shared control plane and provider.
+var (
+	k8s     client.Client
+	logs    = &syncBuffer{}
+	secrets = &secretLedger{}
+	// statuses records every IASApplication status the API server held.
+	statuses = &syncBuffer{}
+)
+
+const (
+	poll    = 3 * time.Second
+	timeout = 60 * time.Second
+)
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// secretLedger remembers every simulator and password used, to search for leaks.
+type secretLedger struct {
+	mu        sync.Mutex
+	sims      []*iassim.Running
+	passwords []string
+}
+
+func (l *secretLedger) add(s *iassim.Running, passwords ...string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s != nil {
+		l.sims = append(l.sims, s)
+	}
+	l.passwords = append(l.passwords, passwords...)
+}
+
+func (l *secretLedger) values() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := append([]string(nil), l.passwords...)
+	for _, s := range l.sims {
+		for _, a := range s.Apps() {
+			for _, sec := range a.Secrets {
+				out = append(out, sec.Value)
+			}
+		}
+	}
+	return out
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run `make test`, which builds kube-apiserver and etcd first")
+		os.Exit(1)
+	}
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "package", "crds")},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cannot start envtest:", err)
+		os.Exit(1)
+	}
+	code := run(m, cfg)
+	_ = env.Stop()
+	os.Exit(code)
+}
+
+func run(m *testing.M, cfg *ctrlConfig) int {
+	scheme := kruntime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = apis.AddToScheme(scheme)
+
+	zl := zap.New(zap.WriteTo(logs), zap.Level(zapcore.DebugLevel))
+	ctrl.SetLogger(zl)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cannot create manager:", err)
+		return 1
+	}
+	o := iasapplication.Options{
+		Options: controller.Options{
+			Logger:                  logging.NewLogrLogger(zl),
+			GlobalRateLimiter:       ratelimiter.NewGlobal(200),
+			PollInterval:            poll,
+			MaxConcurrentReconciles: 20,
+			Features:                &feature.Flags{},
+		},
+		Pool:               ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}),
+		PollJitter:         500 * time.Millisecond,
+		ManagementPolicies: true,
+	}
+	if err := eacontroller.Setup(mgr, o); err != nil {
+		fmt.Fprintln(os.Stderr, "cannot set up controllers:", err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = mgr.Start(ctx) }()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		fmt.Fprintln(os.Stderr, "cache did not sync")
+		return 1
+	}
+	k8s = mgr.GetClient()
+	recordStatuses(ctx, mgr)
+	return m.Run()
+}
+
+// recordStatuses keeps every status of every IASApplication the cache sees.
+func recordStatuses(ctx context.Context, mgr ctrl.Manager) {
+	go func() {
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				l := &iasv1alpha1.IASApplicationList{}
+				if mgr.GetClient().List(ctx, l) == nil {
+					for _, a := range l.Items {
+						b, _ := json.Marshal(a.Status)
+						_, _ = statuses.Write(append(b, '\n'))
+					}
+				}
+			}
+		}
+	}()
+}
+
+// tenant is one test's IAS simulator with a ProviderConfig in the test namespace.
+type tenant struct {
+	sim       *iassim.Running
+	ns        string
+	pcName    string
+	secret    string
+	password  string
+	tokenURL  string
+	wellKnown int
+}
+
+// newNamespace creates a namespace for one test.
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "t-"}}
+	NewWithT(t).Expect(k8s.Create(context.Background(), ns)).To(Succeed())
+	return ns.Name
+}
+
+// newTenant starts a simulator and a ProviderConfig "ias" for it in namespace ns.
+func newTenant(t *testing.T, ns string, opts iassim.Options) *tenant {
+	t.Helper()
+	g := NewWithT(t)
+	if opts.Password == "" {
+		opts.Password = "pw-" + ns + "-s3cr3t-value"
+	}
+	sim, err := iassim.New(opts).Serve("127.0.0.1:0", false)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = sim.Close() })
+	secrets.add(sim, opts.Password)
+	tn := &tenant{sim: sim, ns: ns, pcName: "ias", secret: "ias-creds", password: opts.Password, tokenURL: sim.URL + "/oauth2/token"}
+	tn.writeCreds(t, map[string]string{"username": "admin", "password": opts.Password, "url": sim.URL})
+	pc := &v1alpha1.ProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: tn.pcName, Namespace: ns},
+		Spec: v1alpha1.ProviderConfigSpec{Credentials: v1alpha1.LocalCredentials{
+			Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.LocalSecretReference{Name: tn.secret}}},
+	}
+	g.Expect(k8s.Create(context.Background(), pc)).To(Succeed())
+	return tn
+}
+
+func (tn *tenant) writeCreds(t *testing.T, data map[string]string) {
+	t.Helper()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: tn.secret, Namespace: tn.ns}}
+	_, err := ctrl.CreateOrUpdate(context.Background(), k8s, s, func() error {
+		s.StringData = data
+		s.Data = nil
+		return nil
+	})
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+}
+
+// app is an IASApplication using the tenant's ProviderConfig, publishing to
+// connection Secret "<name>-creds".
+func (tn *tenant) app(name string) *iasv1alpha1.IASApplication {
+	return &iasv1alpha1.IASApplication{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tn.ns},
+		Spec: iasv1alpha1.IASApplicationSpec{ManagedResourceSpec: xpv2.ManagedResourceSpec{
+			ProviderConfigReference:          &xpv2.ProviderConfigReference{Kind: v1alpha1.ProviderConfigKind, Name: tn.pcName},
+			WriteConnectionSecretToReference: &xpv2.LocalSecretReference{Name: name + "-creds"},
+		}},
+	}
+}
+
+func get(g Gomega, o client.Object) client.Object {
+	g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(o), o)).To(Succeed())
+	return o
+}
+
+// condition returns the status and message of a condition of an IASApplication.
+func condition(g Gomega, a *iasv1alpha1.IASApplication, ct xpv2.ConditionType) (corev1.ConditionStatus, string) {
+	get(g, a)
+	c := a.GetCondition(ct)
+	return c.Status, c.Message
+}
+
+// waitReady waits until the resource is Ready and Synced.
+func waitReady(t *testing.T, a *iasv1alpha1.IASApplication) {
+	t.Helper()
+	g := NewWithT(t)
+	g.Eventually(func(g Gomega) {
+		get(g, a)
+		g.Expect(a.GetCondition(xpv2.TypeReady).Status).To(Equal(corev1.ConditionTrue), "Ready: %s", a.GetCondition(xpv2.TypeReady).Message)
+		g.Expect(a.GetCondition(xpv2.TypeSynced).Status).To(Equal(corev1.ConditionTrue), "Synced: %s", a.GetCondition(xpv2.TypeSynced).Message)
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+}
+
+// connection returns the resource's connection Secret data.
+func connection(g Gomega, a *iasv1alpha1.IASApplication) map[string][]byte {
+	s := &corev1.Secret{}
+	g.Expect(k8s.Get(context.Background(), types.NamespacedName{Namespace: a.Namespace, Name: a.Name + "-creds"}, s)).To(Succeed())
+	return s.Data
+}
+
+// expectPublished checks the connection Secret holds the app's client ID, a secret
+// value that IAS knows for the app, and the tenant's endpoints.
+func expectPublished(g Gomega, tn *tenant, a *iasv1alpha1.IASApplication) iassim.App {
+	get(g, a)
+	app, ok := tn.sim.App(meta.GetExternalName(a))
+	g.Expect(ok).To(BeTrue(), "external name %q is no app in IAS", meta.GetExternalName(a))
+	d := connection(g, a)
+	g.Expect(string(d["client_id"])).To(Equal(app.ClientID))
+	g.Expect(string(d["token_url"])).To(Equal(tn.sim.URL + "/oauth2/token"))
+	g.Expect(string(d["certs_url"])).To(Equal(tn.sim.URL + "/oauth2/certs"))
+	values := []string{}
+	for _, s := range app.Secrets {
+		values = append(values, s.Value)
+	}
+	g.Expect(values).To(ContainElement(string(d["client_secret"])))
+	return app
+}
+
+type ctrlConfig = rest.Config

@@ -1,0 +1,507 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+)
+
+var ctx = context.Background()
+
+// TestIASApplication runs the scenarios in parallel, each with its own namespace
+// and simulator, then searches everything the provider wrote for secrets.
+func TestIASApplication(t *testing.T) {
+	t.Run("scenarios", func(t *testing.T) {
+		t.Run("Create", testCreate)
+		t.Run("AdoptByName", testAdopt)
+		t.Run("TwoAppsWithTheName", testTwoApps)
+		t.Run("NonChargedApp", testNonCharged)
+		t.Run("ConnectionSecretDeleted", testConnectionSecretDeleted)
+		t.Run("DriftInIAS", testDrift)
+		t.Run("Delete", testDelete)
+		t.Run("FaultsAndRetryAfter", testFaults)
+		t.Run("FailureAfterAppCreated", testFailAfterCreate)
+		t.Run("ManyAtOnceWithinRateLimit", testMany)
+		t.Run("BadProviderConfig", testBadProviderConfig)
+		t.Run("CredentialsAndURLChange", testCredentialsChange)
+		t.Run("ClusterProviderConfigDefault", testClusterProviderConfig)
+		t.Run("ManagementPolicies", testManagementPolicies)
+	})
+	t.Run("NoSecretInLogsEventsOrStatus", testNoLeaks)
+}
+
+func testCreate(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+
+	a := tn.app("runtime-create-1")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+
+	apps := tn.sim.AppsNamed("runtime-create-1")
+	g.Expect(apps).To(HaveLen(1))
+	g.Expect(meta.GetExternalName(a)).To(Equal(apps[0].ID))
+	app := expectPublished(g, tn, a)
+	g.Expect(app.Secrets).To(HaveLen(1))
+	g.Expect(app.SSOType).To(Equal("openIdConnect"))
+	g.Expect(app.DisplayName).To(Equal("runtime-create-1"))
+	g.Expect(a.Status.AtProvider.ClientID).To(Equal(app.ClientID))
+	g.Expect(a.Status.AtProvider.SecretID).To(Equal(app.Secrets[0].ID))
+
+	st := tn.sim.Stats()
+	g.Expect(st.Count(iassim.OpListApplications, 0)).To(Equal(1))
+	g.Expect(st.Count(iassim.OpCreateApplication, 0)).To(Equal(1))
+	g.Expect(st.Count(iassim.OpCreateAPISecret, 0)).To(Equal(1))
+	g.Expect(st.Count(iassim.OpWellKnown, 0)).To(Equal(1))
+
+	b := tn.app("runtime-create-2")
+	g.Expect(k8s.Create(ctx, b)).To(Succeed())
+	waitReady(t, b)
+	expectPublished(g, tn, b)
+	g.Expect(tn.sim.Stats().Count(iassim.OpWellKnown, 0)).To(Equal(1), "a second app on the same tenant reads no well-known document")
+
+	// Steady state: polls neither create nor publish anything new.
+	time.Sleep(2 * poll)
+	st = tn.sim.Stats()
+	g.Expect(st.Count(iassim.OpCreateApplication, 0)).To(Equal(2))
+	g.Expect(st.Count(iassim.OpCreateAPISecret, 0)).To(Equal(2))
+	g.Expect(st.Count(iassim.OpListApplications, 0)).To(Equal(2))
+}
+
+func testAdopt(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	id := tn.sim.AddApp(iassim.App{Name: "runtime-adopt", DisplayName: "runtime-adopt", Secrets: []iassim.Secret{
+		{Description: iasv1alpha1.DefaultSecretDescription},
+		{Description: iasv1alpha1.DefaultSecretDescription},
+		{Description: "someone else's"},
+	}})
+	before, _ := tn.sim.App(id)
+
+	a := tn.app("runtime-adopt")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	g.Expect(meta.GetExternalName(a)).To(Equal(id))
+	g.Expect(tn.sim.AppsNamed("runtime-adopt")).To(HaveLen(1))
+	g.Expect(tn.sim.Stats().Count(iassim.OpCreateApplication, 0)).To(Equal(0))
+
+	g.Eventually(func(g Gomega) {
+		app := expectPublished(g, tn, a)
+		var descs []string
+		for _, s := range app.Secrets {
+			descs = append(descs, s.Description)
+			g.Expect(s.ID).NotTo(BeElementOf(before.Secrets[0].ID, before.Secrets[1].ID), "earlier provider-marked secrets are deleted")
+		}
+		g.Expect(descs).To(ConsistOf(iasv1alpha1.DefaultSecretDescription, "someone else's"))
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	expectEvent(t, a, "AdoptedExternalResource")
+}
+
+func testTwoApps(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	tn.sim.AddApp(iassim.App{Name: "runtime-twice"})
+	tn.sim.AddApp(iassim.App{Name: "runtime-twice"})
+
+	a := tn.app("runtime-twice")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		s, msg := condition(g, a, xpv2.TypeSynced)
+		g.Expect(s).To(Equal(corev1.ConditionFalse))
+		g.Expect(msg).To(ContainSubstring(`found 2 IAS applications named "runtime-twice"`))
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	time.Sleep(poll)
+	g.Expect(tn.sim.AppsNamed("runtime-twice")).To(HaveLen(2))
+	st := tn.sim.Stats()
+	g.Expect(st.Count(iassim.OpCreateApplication, 0) + st.Count(iassim.OpDeleteApplication, 0) + st.Count(iassim.OpCreateAPISecret, 0)).To(Equal(0))
+}
+
+func testNonCharged(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	tn.sim.AddApp(iassim.App{Name: "runtime-bundled", Type: "bundled"})
+
+	a := tn.app("runtime-bundled")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		s, msg := condition(g, a, xpv2.TypeSynced)
+		g.Expect(s).To(Equal(corev1.ConditionFalse))
+		g.Expect(msg).To(ContainSubstring(`is of type "bundled", not a customer-created (charged) application`))
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	g.Expect(meta.GetExternalName(a)).To(BeEmpty())
+
+	// Deleting the resource leaves the app alone.
+	g.Expect(k8s.Delete(ctx, a)).To(Succeed())
+	g.Eventually(func() bool { return kerrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(a), a)) }, timeout).Should(BeTrue())
+	g.Expect(tn.sim.AppsNamed("runtime-bundled")).To(HaveLen(1))
+	st := tn.sim.Stats()
+	g.Expect(st.Count(iassim.OpCreateApplication, 0) + st.Count(iassim.OpDeleteApplication, 0) + st.Count(iassim.OpCreateAPISecret, 0)).To(Equal(0))
+}
+
+func testConnectionSecretDeleted(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	a := tn.app("runtime-lost-secret")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	id := meta.GetExternalName(a)
+	old := string(connection(g, a)["client_secret"])
+
+	g.Expect(k8s.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.Namespace, Name: a.Name + "-creds"}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		app := expectPublished(g, tn, a)
+		g.Expect(string(connection(g, a)["client_secret"])).NotTo(Equal(old))
+		g.Expect(app.Secrets).To(HaveLen(1), "the lost secret is deleted once its successor is out")
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	g.Expect(meta.GetExternalName(get(g, a))).To(Equal(id))
+	g.Expect(tn.sim.Apps()).To(HaveLen(1))
+}
+
+func testDrift(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	a := tn.app("runtime-drift")
+	a.Spec.ForProvider.DisplayName = "Runtime Drift"
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	id := meta.GetExternalName(a)
+
+	tn.sim.MutateApp(id, func(app *iassim.App) { app.DisplayName = "changed by hand"; app.SSOType = "saml2" })
+	g.Eventually(func(g Gomega) {
+		app, _ := tn.sim.App(id)
+		g.Expect(app.DisplayName).To(Equal("Runtime Drift"))
+		g.Expect(app.SSOType).To(Equal("openIdConnect"))
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+
+	tn.sim.DeleteApp(id)
+	g.Eventually(func(g Gomega) {
+		get(g, a)
+		g.Expect(meta.GetExternalName(a)).NotTo(Equal(id))
+		expectPublished(g, tn, a)
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	g.Expect(tn.sim.AppsNamed("runtime-drift")).To(HaveLen(1))
+}
+
+func testDelete(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	a := tn.app("runtime-delete")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	g.Expect(k8s.Delete(ctx, a)).To(Succeed())
+	g.Eventually(func() bool { return kerrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(a), a)) }, timeout).Should(BeTrue())
+	g.Expect(tn.sim.Apps()).To(BeEmpty())
+
+	// An app already gone from IAS still lets deletion complete.
+	b := tn.app("runtime-delete-gone")
+	g.Expect(k8s.Create(ctx, b)).To(Succeed())
+	waitReady(t, b)
+	get(g, b)
+	meta.AddAnnotations(b, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
+	g.Expect(k8s.Update(ctx, b)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(get(g, b).(*iasv1alpha1.IASApplication).GetCondition(xpv2.TypeSynced).Reason).To(Equal(xpv2.ReasonReconcilePaused))
+	}, timeout).Should(Succeed())
+	tn.sim.DeleteApp(meta.GetExternalName(b))
+	g.Expect(k8s.Delete(ctx, b)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		get(g, b)
+		meta.RemoveAnnotations(b, meta.AnnotationKeyReconciliationPaused)
+		g.Expect(k8s.Update(ctx, b)).To(Succeed())
+	}, timeout).Should(Succeed())
+	g.Eventually(func() bool { return kerrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(b), b)) }, timeout).Should(BeTrue())
+	g.Expect(tn.sim.Apps()).To(BeEmpty())
+}
+
+func testFaults(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault429, Count: 1, RetryAfter: 2 * time.Second})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Count: 3})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.FaultTimeout, Count: 2})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.FaultReset, Count: 2})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Operation: iassim.OpCreateApplication, Count: 1})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Operation: iassim.OpCreateAPISecret, Count: 2})
+
+	a := tn.app("runtime-faults")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	expectPublished(g, tn, a)
+	g.Expect(tn.sim.AppsNamed("runtime-faults")).To(HaveLen(1), "never a duplicate app")
+
+	log := tn.sim.Requests()
+	saw429 := false
+	for i, r := range log {
+		if r.Status != 429 {
+			continue
+		}
+		saw429 = true
+		g.Expect(i+1).To(BeNumerically("<", len(log)), "a request follows the 429")
+		g.Expect(log[i+1].Time.Sub(r.Time)).To(BeNumerically(">=", 2*time.Second-50*time.Millisecond),
+			"the next request waited for Retry-After")
+	}
+	g.Expect(saw429).To(BeTrue())
+}
+
+func testFailAfterCreate(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	tn.sim.FailAfterCreate(1)
+	a := tn.app("runtime-half-created")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	expectPublished(g, tn, a)
+	g.Expect(tn.sim.AppsNamed("runtime-half-created")).To(HaveLen(1), "the app IAS kept is adopted, not duplicated")
+}
+
+func testMany(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{RateLimit: 50})
+	const n = 200
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g.Expect(k8s.Create(ctx, tn.app(fmt.Sprintf("runtime-many-%03d", i)))).To(Succeed())
+		}()
+	}
+	wg.Wait()
+	g.Eventually(func(g Gomega) {
+		l := &iasv1alpha1.IASApplicationList{}
+		g.Expect(k8s.List(ctx, l, client.InNamespace(tn.ns))).To(Succeed())
+		ready := 0
+		for _, a := range l.Items {
+			if a.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
+				ready++
+			}
+		}
+		g.Expect(ready).To(Equal(n))
+	}, 4*time.Minute, time.Second).Should(Succeed())
+	g.Expect(tn.sim.Apps()).To(HaveLen(n))
+	total, throttled := 0, 0
+	for op, codes := range tn.sim.Stats() {
+		for code, c := range codes {
+			total += c
+			if code == 429 {
+				throttled += c
+				t.Logf("429 on %s: %d", op, c)
+			}
+		}
+	}
+	t.Logf("%d IAS requests for %d applications", total, n)
+	g.Expect(throttled).To(Equal(0))
+}
+
+func testBadProviderConfig(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	tn := newTenant(t, ns, iassim.Options{})
+	cases := map[string]struct {
+		creds map[string]string // nil: no Secret at all
+		want  string
+	}{
+		"secret-missing":    {nil, "credentials Secret " + ns + "/creds-secret-missing of ProviderConfig " + ns + "/pc-secret-missing does not exist"},
+		"key-missing":       {map[string]string{"username": "admin", "url": tn.sim.URL}, `has no key "password"`},
+		"wrong-password":    {map[string]string{"username": "admin", "password": "wrong-password-value", "url": tn.sim.URL}, "answered 401 Unauthorized"},
+		"http-not-loopback": {map[string]string{"username": "admin", "password": tn.password, "url": "http://tenant.example.com"}, "http is allowed only to a loopback host"},
+		"malformed-url":     {map[string]string{"username": "admin", "password": tn.password, "url": "https//no-scheme"}, "not a valid URL"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			g := NewWithT(t)
+			if tc.creds != nil {
+				s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds-" + name, Namespace: ns}, StringData: tc.creds}
+				g.Expect(k8s.Create(ctx, s)).To(Succeed())
+			}
+			pc := &v1alpha1.ProviderConfig{
+				ObjectMeta: metav1.ObjectMeta{Name: "pc-" + name, Namespace: ns},
+				Spec: v1alpha1.ProviderConfigSpec{Credentials: v1alpha1.LocalCredentials{
+					Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.LocalSecretReference{Name: "creds-" + name}}},
+			}
+			g.Expect(k8s.Create(ctx, pc)).To(Succeed())
+			a := tn.app("runtime-" + name)
+			a.Spec.ProviderConfigReference.Name = pc.Name
+			g.Expect(k8s.Create(ctx, a)).To(Succeed())
+			g.Eventually(func(g Gomega) {
+				s, msg := condition(g, a, xpv2.TypeSynced)
+				g.Expect(s).To(Equal(corev1.ConditionFalse))
+				g.Expect(msg).To(ContainSubstring(tc.want))
+			}, timeout, 200*time.Millisecond).Should(Succeed())
+		})
+	}
+}
+
+func testCredentialsChange(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	a := tn.app("runtime-rotate-creds")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+
+	// The tenant's password changes: 401 until the Secret follows.
+	newPassword := "rotated-" + tn.password
+	secrets.add(nil, newPassword)
+	tn.sim.SetCredentials("admin", newPassword)
+	g.Eventually(func(g Gomega) {
+		_, msg := condition(g, a, xpv2.TypeSynced)
+		g.Expect(msg).To(ContainSubstring("401"))
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	tn.writeCreds(t, map[string]string{"username": "admin", "password": newPassword, "url": tn.sim.URL})
+	waitReady(t, a)
+
+	// The Secret moves to another tenant: the app is made there, with that
+	// tenant's endpoints.
+	other, err := iassim.New(iassim.Options{Password: newPassword}).Serve("127.0.0.1:0", false)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = other.Close() })
+	secrets.add(other)
+	tn.writeCreds(t, map[string]string{"username": "admin", "password": newPassword, "url": other.URL})
+	g.Eventually(func(g Gomega) {
+		g.Expect(other.AppsNamed("runtime-rotate-creds")).To(HaveLen(1))
+		get(g, a)
+		g.Expect(meta.GetExternalName(a)).To(Equal(other.AppsNamed("runtime-rotate-creds")[0].ID))
+		d := connection(g, a)
+		g.Expect(string(d["token_url"])).To(Equal(other.URL + "/oauth2/token"))
+		g.Expect(string(d["client_id"])).To(Equal(other.AppsNamed("runtime-rotate-creds")[0].ClientID))
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	g.Expect(other.Stats().Count(iassim.OpWellKnown, 0)).To(Equal(1))
+}
+
+func testClusterProviderConfig(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	tn := newTenant(t, ns, iassim.Options{})
+	cpc := &v1alpha1.ClusterProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "default"},
+		Spec: v1alpha1.ClusterProviderConfigSpec{Credentials: v1alpha1.ClusterCredentials{
+			Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.SecretReference{Name: tn.secret, Namespace: ns}}},
+	}
+	g.Expect(k8s.Create(ctx, cpc)).To(Succeed())
+	a := &iasv1alpha1.IASApplication{
+		ObjectMeta: metav1.ObjectMeta{Name: "runtime-default-config", Namespace: ns},
+		Spec: iasv1alpha1.IASApplicationSpec{ManagedResourceSpec: xpv2.ManagedResourceSpec{
+			WriteConnectionSecretToReference: &xpv2.LocalSecretReference{Name: "runtime-default-config-creds"}}},
+	}
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	g.Expect(a.Spec.ProviderConfigReference).To(Equal(&xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "default"}))
+	waitReady(t, a)
+	expectPublished(g, tn, a)
+	g.Eventually(func(g Gomega) {
+		get(g, cpc)
+		g.Expect(cpc.Status.Users).To(Equal(int64(1)))
+	}, timeout).Should(Succeed())
+}
+
+func testManagementPolicies(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	id := tn.sim.AddApp(iassim.App{Name: "runtime-observed", DisplayName: "by hand"})
+
+	a := tn.app("runtime-observed")
+	a.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	g.Expect(meta.GetExternalName(a)).To(Equal(id))
+	g.Expect(a.Status.AtProvider.ID).To(Equal(id))
+	time.Sleep(poll)
+	app, _ := tn.sim.App(id)
+	g.Expect(app.DisplayName).To(Equal("by hand"), "observe-only changes nothing")
+	st := tn.sim.Stats()
+	g.Expect(st.Count(iassim.OpCreateApplication, 0) + st.Count(iassim.OpCreateAPISecret, 0) + st.Count(iassim.OpPatchApplication, 0)).To(Equal(0))
+
+	// Without Delete, the app outlives the resource.
+	b := tn.app("runtime-kept")
+	b.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
+	g.Expect(k8s.Create(ctx, b)).To(Succeed())
+	waitReady(t, b)
+	g.Expect(k8s.Delete(ctx, b)).To(Succeed())
+	g.Eventually(func() bool { return kerrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(b), b)) }, timeout).Should(BeTrue())
+	g.Expect(tn.sim.AppsNamed("runtime-kept")).To(HaveLen(1))
+}
+
+// expectEvent waits for an event of the given reason on the resource.
+func expectEvent(t *testing.T, a *iasv1alpha1.IASApplication, reason string) {
+	t.Helper()
+	NewWithT(t).Eventually(func(g Gomega) {
+		l := &corev1.EventList{}
+		g.Expect(k8s.List(ctx, l, client.InNamespace(a.Namespace))).To(Succeed())
+		var reasons []string
+		for _, e := range l.Items {
+			if e.InvolvedObject.Name == a.Name {
+				reasons = append(reasons, e.Reason)
+			}
+		}
+		g.Expect(reasons).To(ContainElement(reason))
+	}, timeout).Should(Succeed())
+}
+
+func testNoLeaks(t *testing.T) {
+	g := NewWithT(t)
+	values := secrets.values()
+	g.Expect(len(values)).To(BeNumerically(">", 200), "the suite issued secrets to search for")
+
+	events := &corev1.EventList{}
+	g.Expect(k8s.List(ctx, events)).To(Succeed())
+	var eventText strings.Builder
+	for _, e := range events.Items {
+		eventText.WriteString(e.Reason + " " + e.Message + "\n")
+	}
+	apps := &iasv1alpha1.IASApplicationList{}
+	g.Expect(k8s.List(ctx, apps)).To(Succeed())
+	for _, a := range apps.Items {
+		_, _ = fmt.Fprintf(statuses, "%v\n", a.Status)
+	}
+	places := map[string]string{"logs": logs.String(), "events": eventText.String(), "status": statuses.String()}
+	for where, text := range places {
+		g.Expect(text).NotTo(BeEmpty(), "nothing captured from %s", where)
+		for _, v := range values {
+			if v != "" && strings.Contains(text, v) {
+				t.Errorf("a secret value (hint %s…) appears in %s", v[:4], where)
+			}
+		}
+	}
+	// The connection Secrets do hold the values: the search looks at real data.
+	found := false
+	l := &corev1.SecretList{}
+	g.Expect(k8s.List(ctx, l)).To(Succeed())
+	for _, s := range l.Items {
+		for _, v := range values {
+			if string(s.Data["client_secret"]) == v {
+				found = true
+			}
+		}
+	}
+	g.Expect(found).To(BeTrue())
+	_ = types.NamespacedName{}
+}
