@@ -265,7 +265,8 @@ func waitReady(t *testing.T, a *iasv1alpha1.IASApplication) {
 	g := NewWithT(t)
 	g.Eventually(func(g Gomega) {
 		get(g, a)
-		g.Expect(a.GetCondition(xpv2.TypeReady).Status).To(Equal(corev1.ConditionTrue), "Ready: %s", a.GetCondition(xpv2.TypeReady).Message)
+		g.Expect(a.GetCondition(xpv2.TypeReady).Status).To(Equal(corev1.ConditionTrue), "Ready: %s; Synced: %s",
+			a.GetCondition(xpv2.TypeReady).Message, a.GetCondition(xpv2.TypeSynced).Message)
 		g.Expect(a.GetCondition(xpv2.TypeSynced).Status).To(Equal(corev1.ConditionTrue), "Synced: %s", a.GetCondition(xpv2.TypeSynced).Message)
 	}, timeout, 200*time.Millisecond).Should(Succeed())
 }

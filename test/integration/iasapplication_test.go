@@ -240,12 +240,14 @@ func testFaults(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)
 	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	// The first call meets each kind once and succeeds on its fifth attempt; the
+	// creations, which are not resent, each fail once and succeed on a later reconcile.
 	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault429, Count: 1, RetryAfter: 2 * time.Second})
-	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Count: 3})
-	tn.sim.InjectFault(iassim.Fault{Kind: iassim.FaultTimeout, Count: 2})
-	tn.sim.InjectFault(iassim.Fault{Kind: iassim.FaultReset, Count: 2})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Count: 1})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.FaultTimeout, Count: 1})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.FaultReset, Count: 1})
 	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Operation: iassim.OpCreateApplication, Count: 1})
-	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Operation: iassim.OpCreateAPISecret, Count: 2})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Operation: iassim.OpCreateAPISecret, Count: 1})
 
 	a := tn.app("runtime-faults")
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
@@ -265,6 +267,18 @@ func testFaults(t *testing.T) {
 			"the next request waited for Retry-After")
 	}
 	g.Expect(saw429).To(BeTrue())
+	st := tn.sim.Stats()
+	for _, code := range []int{500, 504, 599} {
+		n := 0
+		for op := range st {
+			n += st[op][code]
+		}
+		if code == 504 {
+			// A held request ends when the client gives up (499) or the hold ends (504).
+			n += st.Count(iassim.OpListApplications, 499)
+		}
+		g.Expect(n).To(BeNumerically(">=", 1), "fault %d was exercised", code)
+	}
 }
 
 func testFailAfterCreate(t *testing.T) {
