@@ -1,0 +1,97 @@
+package ias_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+)
+
+// start serves a simulator and returns a client of it.
+func start(t *testing.T, opts iassim.Options, useTLS bool) (*iassim.Running, ias.Client) {
+	t.Helper()
+	opts.RateLimit = -1
+	sim, err := iassim.New(opts).Serve("127.0.0.1:0", useTLS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	c, err := ias.NewPool(ias.PoolOptions{}).Client(ias.Tenant{URL: sim.URL, Username: "admin", Password: "admin-password", CABundle: sim.CAPEM, QPS: 1000, Burst: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim, c
+}
+
+func TestFindApplicationsPages(t *testing.T) {
+	cases := map[string]struct {
+		opts      iassim.Options
+		namesakes int
+		others    int
+		wantLists int
+	}{
+		"none":                     {namesakes: 0, others: 3, wantLists: 1},
+		"none, tenant answers 404": {opts: iassim.Options{EmptyFilter404: true}, namesakes: 0, others: 3, wantLists: 1},
+		"one":                      {namesakes: 1, others: 150, wantLists: 1},
+		"exactly one page":         {namesakes: 100, wantLists: 1},
+		"three pages":              {namesakes: 250, others: 10, wantLists: 3},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sim, c := start(t, tc.opts, false)
+			for range tc.others {
+				sim.AddApp(iassim.App{Name: "other"})
+			}
+			for range tc.namesakes {
+				sim.AddApp(iassim.App{Name: "runtime-x"})
+			}
+			apps, err := c.FindApplications(context.Background(), "runtime-x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(apps) != tc.namesakes {
+				t.Fatalf("found %d apps, want %d", len(apps), tc.namesakes)
+			}
+			if got := sim.Stats().Count(iassim.OpListApplications, 0); got != tc.wantLists {
+				t.Fatalf("%d list calls, want %d", got, tc.wantLists)
+			}
+		})
+	}
+}
+
+func TestClientOverHTTPSWithCABundle(t *testing.T) {
+	sim, c := start(t, iassim.Options{}, true)
+	id, err := c.CreateApplication(context.Background(), ias.ApplicationSpec{Name: "rt", DisplayName: "rt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.CreateAPISecret(context.Background(), id, ias.SecretSpec{Description: "eventing-auth", AuthorizationScopes: []string{"oAuth"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, ok := sim.App(id)
+	if !ok || s.ClientID != app.ClientID || s.Value != app.Secrets[0].Value || s.Hint != s.Value[:4] {
+		t.Fatalf("secret does not match the simulator's app %s", id)
+	}
+	got, err := c.GetApplication(context.Background(), id)
+	if err != nil || got.ClientID != app.ClientID || got.Type != ias.TypeCharged || got.SSOType != ias.SSOTypeOIDC {
+		t.Fatalf("GetApplication = %+v, %v", got, err)
+	}
+	e, err := c.Endpoints(context.Background())
+	if err != nil || e.TokenURL != sim.URL+"/oauth2/token" || e.CertsURL != sim.URL+"/oauth2/certs" {
+		t.Fatalf("Endpoints = %+v, %v", e, err)
+	}
+	if err := c.DeleteApplication(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteApplication(context.Background(), id); !ias.IsNotFound(err) {
+		t.Fatalf("deleting a gone app: %v, want a 404", err)
+	}
+
+	// Without the CA, TLS verification refuses the simulator's certificate.
+	plain, _ := ias.NewPool(ias.PoolOptions{Attempts: 1}).Client(ias.Tenant{URL: sim.URL, Username: "admin", Password: "admin-password", QPS: 10, Burst: 1})
+	if _, err := plain.FindApplications(context.Background(), "rt"); err == nil {
+		t.Fatal("an unknown CA was trusted")
+	}
+}
