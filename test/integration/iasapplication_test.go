@@ -37,12 +37,15 @@ func TestIASApplication(t *testing.T) {
 		t.Run("Delete", testDelete)
 		t.Run("FaultsAndRetryAfter", testFaults)
 		t.Run("FailureAfterAppCreated", testFailAfterCreate)
-		t.Run("ManyAtOnceWithinRateLimit", testMany)
 		t.Run("BadProviderConfig", testBadProviderConfig)
 		t.Run("CredentialsAndURLChange", testCredentialsChange)
 		t.Run("ClusterProviderConfigDefault", testClusterProviderConfig)
 		t.Run("ManagementPolicies", testManagementPolicies)
 	})
+	// Alone: at the suite's 3s poll its 200 resources keep their tenant's token
+	// bucket busy, and reconciles waiting for tokens would hold the workers that
+	// the scenarios above need.
+	t.Run("ManyAtOnceWithinRateLimit", testMany)
 	t.Run("NoSecretInLogsEventsOrStatus", testNoLeaks)
 }
 
@@ -294,7 +297,6 @@ func testFailAfterCreate(t *testing.T) {
 }
 
 func testMany(t *testing.T) {
-	t.Parallel()
 	g := NewWithT(t)
 	tn := newTenant(t, newNamespace(t), iassim.Options{RateLimit: 50})
 	const n = 200
