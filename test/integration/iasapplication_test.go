@@ -41,6 +41,7 @@ func TestIASApplication(t *testing.T) {
 		t.Run("CredentialsAndURLChange", testCredentialsChange)
 		t.Run("ClusterProviderConfigDefault", testClusterProviderConfig)
 		t.Run("ManagementPolicies", testManagementPolicies)
+		t.Run("SecretValidityAndRotation", testRotation)
 	})
 	// Alone: at the suite's 3s poll its 200 resources keep their tenant's token
 	// bucket busy, and reconciles waiting for tokens would hold the workers that
@@ -520,4 +521,32 @@ func testNoLeaks(t *testing.T) {
 	}
 	g.Expect(found).To(BeTrue())
 	_ = types.NamespacedName{}
+}
+
+func testRotation(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+
+	bad := tn.app("runtime-bad-rotation")
+	bad.Spec.ForProvider.Secret.ValidFor = &metav1.Duration{Duration: time.Hour}
+	bad.Spec.ForProvider.Secret.RotateBefore = &metav1.Duration{Duration: 2 * time.Hour}
+	err := k8s.Create(ctx, bad)
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(err.Error()).To(ContainSubstring("rotateBefore needs validFor and must be shorter than it"))
+
+	// Due for rotation about ten seconds after each secret is made.
+	a := tn.app("runtime-rotating")
+	a.Spec.ForProvider.Secret.ValidFor = &metav1.Duration{Duration: time.Hour}
+	a.Spec.ForProvider.Secret.RotateBefore = &metav1.Duration{Duration: time.Hour - 10*time.Second}
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	first := expectPublished(g, tn, a).Secrets[0]
+	g.Expect(first.ValidTo).NotTo(BeNil())
+	g.Expect(a.Status.AtProvider.SecretValidTo).NotTo(BeNil())
+	g.Eventually(func(g Gomega) {
+		app := expectPublished(g, tn, a)
+		g.Expect(app.Secrets).To(HaveLen(1))
+		g.Expect(app.Secrets[0].ID).NotTo(Equal(first.ID), "the secret was rotated and the old one deleted")
+	}, timeout, 200*time.Millisecond).Should(Succeed())
 }

@@ -34,6 +34,7 @@ type IASApplicationParameters struct {
 }
 
 // APISecretParameters configure the client secret the provider creates.
+// +kubebuilder:validation:XValidation:rule="!has(self.rotateBefore) || (has(self.validFor) && duration(self.rotateBefore) < duration(self.validFor))",message="rotateBefore needs validFor and must be shorter than it"
 type APISecretParameters struct {
 	// Description marks the secrets this provider creates. Older secrets with this
 	// description are deleted when a new one replaces them; others are never touched.
