@@ -213,13 +213,7 @@ func (s *Server) putApp(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deleteApp(w http.ResponseWriter, r *http.Request) {
 	s.withApp(w, r, func(a *App) {
-		delete(s.apps, a.ID)
-		for i, id := range s.order {
-			if id == a.ID {
-				s.order = append(s.order[:i], s.order[i+1:]...)
-				break
-			}
-		}
+		s.removeLocked(a.ID)
 		w.WriteHeader(http.StatusOK)
 	})
 }

@@ -170,6 +170,11 @@ func (s *Server) MutateApp(id string, fn func(*App)) bool {
 func (s *Server) DeleteApp(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.removeLocked(id)
+}
+
+// removeLocked forgets an app; callers hold s.mu.
+func (s *Server) removeLocked(id string) {
 	delete(s.apps, id)
 	for i, o := range s.order {
 		if o == id {

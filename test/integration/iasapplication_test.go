@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
@@ -128,11 +127,7 @@ func testTwoApps(t *testing.T) {
 
 	a := tn.app("runtime-twice")
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		s, msg := condition(g, a, xpv2.TypeSynced)
-		g.Expect(s).To(Equal(corev1.ConditionFalse))
-		g.Expect(msg).To(ContainSubstring(`found 2 IAS applications named "runtime-twice"`))
-	}, timeout, 200*time.Millisecond).Should(Succeed())
+	expectSyncedFalse(t, a, `found 2 IAS applications named "runtime-twice"`)
 	time.Sleep(poll)
 	g.Expect(tn.sim.AppsNamed("runtime-twice")).To(HaveLen(2))
 	st := tn.sim.Stats()
@@ -147,11 +142,7 @@ func testNonCharged(t *testing.T) {
 
 	a := tn.app("runtime-bundled")
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		s, msg := condition(g, a, xpv2.TypeSynced)
-		g.Expect(s).To(Equal(corev1.ConditionFalse))
-		g.Expect(msg).To(ContainSubstring(`is of type "bundled", not a customer-created (charged) application`))
-	}, timeout, 200*time.Millisecond).Should(Succeed())
+	expectSyncedFalse(t, a, `is of type "bundled", not a customer-created (charged) application`)
 	g.Expect(meta.GetExternalName(a)).To(BeEmpty())
 
 	// Deleting the resource leaves the app alone.
@@ -367,11 +358,7 @@ func testBadProviderConfig(t *testing.T) {
 			a := tn.app("runtime-" + name)
 			a.Spec.ProviderConfigReference.Name = pc.Name
 			g.Expect(k8s.Create(ctx, a)).To(Succeed())
-			g.Eventually(func(g Gomega) {
-				s, msg := condition(g, a, xpv2.TypeSynced)
-				g.Expect(s).To(Equal(corev1.ConditionFalse))
-				g.Expect(msg).To(ContainSubstring(tc.want))
-			}, timeout, 200*time.Millisecond).Should(Succeed())
+			expectSyncedFalse(t, a, tc.want)
 		})
 	}
 }
@@ -467,6 +454,17 @@ func testManagementPolicies(t *testing.T) {
 	g.Expect(tn.sim.AppsNamed("runtime-kept")).To(HaveLen(1))
 }
 
+// expectSyncedFalse waits until the resource is Synced=False with a message
+// containing want.
+func expectSyncedFalse(t *testing.T, a *iasv1alpha1.IASApplication, want string) {
+	t.Helper()
+	NewWithT(t).Eventually(func(g Gomega) {
+		s, msg := condition(g, a, xpv2.TypeSynced)
+		g.Expect(s).To(Equal(corev1.ConditionFalse))
+		g.Expect(msg).To(ContainSubstring(want))
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+}
+
 // expectEvent waits for an event of the given reason on the resource.
 func expectEvent(t *testing.T, a *iasv1alpha1.IASApplication, reason string) {
 	t.Helper()
@@ -520,7 +518,6 @@ func testNoLeaks(t *testing.T) {
 		}
 	}
 	g.Expect(found).To(BeTrue())
-	_ = types.NamespacedName{}
 }
 
 func testRotation(t *testing.T) {
