@@ -26,8 +26,8 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 )
 
 func main() {
@@ -42,6 +42,8 @@ func main() {
 		metricsAddr      = flag.String("metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint.")
 		probeAddr        = flag.String("health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
 		iasTimeout       = flag.Duration("ias-timeout", 15*time.Second, "Timeout of each attempt of each IAS call.")
+		runtimeTimeout   = flag.Duration("runtime-timeout", runtime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
+		runtimeClients   = flag.Int("runtime-client-cache-size", runtime.DefaultCacheSize, "The most runtime clients kept at once, one per kubeconfig (least recently used dropped first).")
 	)
 	flag.Parse()
 
@@ -77,7 +79,7 @@ func main() {
 	sm := statemetrics.NewMRStateMetrics()
 	metrics.Registry.MustRegister(mm, sm)
 
-	o := iasapplication.Options{
+	o := eacontroller.Options{
 		Options: controller.Options{
 			Logger:                  log,
 			GlobalRateLimiter:       ratelimiter.NewGlobal(*maxReconcileRate),
@@ -86,7 +88,8 @@ func main() {
 			Features:                &feature.Flags{},
 			MetricOptions:           &controller.MetricOptions{PollStateMetricInterval: time.Minute, MRMetrics: mm, MRStateMetrics: sm},
 		},
-		Pool:               ias.NewPool(ias.PoolOptions{Timeout: *iasTimeout, Metrics: ias.NewMetrics(metrics.Registry)}),
+		IAS:                ias.NewPool(ias.PoolOptions{Timeout: *iasTimeout, Metrics: ias.NewMetrics(metrics.Registry)}),
+		Runtimes:           runtime.NewClients(runtime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, Metrics: runtime.NewMetrics(metrics.Registry)}),
 		PollJitter:         *pollJitter,
 		ManagementPolicies: *mgmtPolicies,
 	}

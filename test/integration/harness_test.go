@@ -36,7 +36,6 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
@@ -133,7 +132,7 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 		fmt.Fprintln(os.Stderr, "cannot create manager:", err)
 		return 1
 	}
-	o := iasapplication.Options{
+	o := eacontroller.Options{
 		Options: controller.Options{
 			Logger:                  logging.NewLogrLogger(zl),
 			GlobalRateLimiter:       ratelimiter.NewGlobal(200),
@@ -141,7 +140,8 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 			MaxConcurrentReconciles: 20,
 			Features:                &feature.Flags{},
 		},
-		Pool:               ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}),
+		Runtimes:           runtimes,
+		IAS:                ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}),
 		PollJitter:         500 * time.Millisecond,
 		ManagementPolicies: true,
 	}

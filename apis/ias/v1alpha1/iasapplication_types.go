@@ -9,6 +9,17 @@ import (
 // carrying it are ever deleted by the provider.
 const DefaultSecretDescription = "eventing-auth"
 
+// Keys of the connection Secret; a RuntimeSecret copies the same keys to the runtime.
+const (
+	KeyClientID     = "client_id"
+	KeyClientSecret = "client_secret"
+	KeyTokenURL     = "token_url"
+	KeyCertsURL     = "certs_url"
+)
+
+// ConnectionKeys are all keys of the connection Secret.
+var ConnectionKeys = []string{KeyClientID, KeyClientSecret, KeyTokenURL, KeyCertsURL}
+
 // IASApplicationParameters are the configurable fields of an IASApplication.
 // +kubebuilder:validation:XValidation:rule="has(self.name) == has(oldSelf.name) && (!has(self.name) || self.name == oldSelf.name)",message="name is immutable"
 type IASApplicationParameters struct {

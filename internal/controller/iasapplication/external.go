@@ -21,14 +21,6 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 )
 
-// Connection secret keys.
-const (
-	KeyClientID     = "client_id"
-	KeyClientSecret = "client_secret"
-	KeyTokenURL     = "token_url"
-	KeyCertsURL     = "certs_url"
-)
-
 // Event reasons of this controller, beyond crossplane-runtime's.
 const (
 	reasonAdopted       event.Reason = "AdoptedExternalResource"
@@ -191,7 +183,7 @@ func (e *external) published(ctx context.Context, cr *v1alpha1.IASApplication, a
 			}
 			return nil, "", "", fmt.Errorf("cannot get connection Secret %s: %w", ref.Name, err)
 		}
-		value = string(s.Data[KeyClientSecret])
+		value = string(s.Data[v1alpha1.KeyClientSecret])
 		for i := range marked {
 			if marked[i].Hint != "" && strings.HasPrefix(value, marked[i].Hint) && (marked[i].ClientID == "" || marked[i].ClientID == app.ClientID) {
 				cur = &marked[i]
@@ -327,10 +319,10 @@ func mayPublish(cr *v1alpha1.IASApplication) bool {
 
 func details(clientID, secret string, e ias.Endpoints) managed.ConnectionDetails {
 	return managed.ConnectionDetails{
-		KeyClientID:     []byte(clientID),
-		KeyClientSecret: []byte(secret),
-		KeyTokenURL:     []byte(e.TokenURL),
-		KeyCertsURL:     []byte(e.CertsURL),
+		v1alpha1.KeyClientID:     []byte(clientID),
+		v1alpha1.KeyClientSecret: []byte(secret),
+		v1alpha1.KeyTokenURL:     []byte(e.TokenURL),
+		v1alpha1.KeyCertsURL:     []byte(e.CertsURL),
 	}
 }
 

@@ -1,0 +1,298 @@
+package runtimesecret
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
+)
+
+// The label that marks Secrets this provider created on a runtime. A Secret
+// without it is never overwritten or deleted.
+const (
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	ManagedBy      = "provider-eventing-auth"
+)
+
+// Event reasons of this controller, beyond crossplane-runtime's.
+const (
+	reasonRuntimeGone       event.Reason = "RuntimeGone"
+	reasonLeftUnmanaged     event.Reason = "LeftUnmanagedSecret"
+	reasonReplacedWrongType event.Reason = "ReplacedSecretOfWrongType"
+)
+
+// reasonWaiting is the Ready condition's reason while a prerequisite is missing.
+const reasonWaiting xpv2.ConditionReason = "Waiting"
+
+type connector struct {
+	kube     client.Reader
+	clients  *runtime.Clients
+	recorder event.Recorder
+}
+
+// Connect reads the runtime's kubeconfig and takes its client from the cache. A
+// missing kubeconfig Secret is not an error here: Observe decides what it means.
+func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.TypedExternalClient[*v1alpha1.RuntimeSecret], error) {
+	name, key := cr.KubeconfigSecret()
+	e := &external{kube: c.kube, recorder: c.recorder, kubeconfig: cr.GetNamespace() + "/" + name, kubeconfigKey: key}
+	s := &corev1.Secret{}
+	err := c.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: name}, s)
+	switch {
+	case kerrors.IsNotFound(err):
+		return e, nil
+	case err != nil:
+		return nil, fmt.Errorf("cannot read the kubeconfig Secret %s: %w", e.kubeconfig, err)
+	}
+	data := s.Data[key]
+	if len(data) == 0 {
+		return nil, fmt.Errorf("the kubeconfig Secret %s has no key %q", e.kubeconfig, key)
+	}
+	if e.runtime, err = c.clients.For(data); err != nil {
+		return nil, fmt.Errorf("the kubeconfig in Secret %s (key %q): %w", e.kubeconfig, key, err)
+	}
+	return e, nil
+}
+
+// external reconciles one RuntimeSecret with its runtime. It lives for one
+// reconcile, so Observe may leave what it read for Create, Update and Delete.
+type external struct {
+	kube          client.Reader
+	recorder      event.Recorder
+	kubeconfig    string // namespace/name of the kubeconfig Secret
+	kubeconfigKey string
+	runtime       corev1client.SecretsGetter // nil: no kubeconfig Secret
+
+	want    map[string][]byte // desired data
+	current *corev1.Secret    // the Secret on the runtime, if it exists
+}
+
+func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.ExternalObservation, error) {
+	ns, name := cr.TargetSecret()
+	id := cr.Spec.ForProvider.RuntimeID
+	at := &cr.Status.AtProvider
+	at.ClusterID, at.NamespacedName = id, ns+"/"+name
+	deleting := meta.WasDeleted(cr)
+
+	if e.runtime == nil {
+		if deleting {
+			e.recorder.Event(cr, event.Normal(reasonRuntimeGone, fmt.Sprintf("The kubeconfig Secret %s is gone, so runtime %s is taken to be gone with its Secret %s/%s; deletion completes", e.kubeconfig, id, ns, name)))
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		}
+		return e.wait(cr, fmt.Sprintf("the kubeconfig Secret %s (key %q)", e.kubeconfig, e.kubeconfigKey))
+	}
+	if !deleting {
+		want, waitingFor, err := e.desired(ctx, cr)
+		if err != nil {
+			return managed.ExternalObservation{}, err
+		}
+		if waitingFor != "" {
+			return e.wait(cr, waitingFor)
+		}
+		e.want = want
+	}
+
+	cur, err := e.runtime.Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case kerrors.IsNotFound(err):
+		at.DataHash = ""
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	case err != nil:
+		return managed.ExternalObservation{}, fmt.Errorf("cannot read Secret %s/%s on runtime %s: %w", ns, name, id, err)
+	}
+	if cur.Labels[LabelManagedBy] != ManagedBy {
+		msg := fmt.Sprintf("Secret %s/%s on runtime %s was not created by this provider (it lacks the label %s=%s), so it is left alone: delete it, or add the label to hand it over", ns, name, id, LabelManagedBy, ManagedBy)
+		if deleting {
+			e.recorder.Event(cr, event.Normal(reasonLeftUnmanaged, msg))
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		}
+		cr.SetConditions(xpv2.Unavailable().WithMessage(msg))
+		return managed.ExternalObservation{}, errors.New(msg)
+	}
+	e.current = cur
+	at.DataHash = Hash(cur.Data)
+	if deleting {
+		return managed.ExternalObservation{ResourceExists: true}, nil
+	}
+	diff := differences(cur, e.want)
+	if len(diff) == 0 {
+		cr.SetConditions(xpv2.Available())
+	} else {
+		cr.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf("Secret %s/%s on runtime %s differs (%s); restoring it", ns, name, id, strings.Join(diff, ", "))))
+	}
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: len(diff) == 0, Diff: strings.Join(diff, ", ")}, nil
+}
+
+// wait reports a missing prerequisite. The resource counts as up to date so that
+// nothing is written and no error is raised; the watches on Secrets and
+// IASApplications bring it back as soon as the prerequisite changes.
+func (e *external) wait(cr *v1alpha1.RuntimeSecret, what string) (managed.ExternalObservation, error) {
+	cr.SetConditions(xpv2.Condition{
+		Type:               xpv2.TypeReady,
+		Status:             corev1.ConditionFalse,
+		Reason:             reasonWaiting,
+		Message:            "Waiting for " + what,
+		LastTransitionTime: metav1.Now(),
+	})
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+}
+
+// desired returns the data the runtime's Secret should hold, or what it still
+// waits for.
+func (e *external) desired(ctx context.Context, cr *v1alpha1.RuntimeSecret) (map[string][]byte, string, error) {
+	p := cr.Spec.ForProvider
+	if p.ApplicationRef != nil {
+		app := &iasv1alpha1.IASApplication{}
+		err := e.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: p.ApplicationRef.Name}, app)
+		switch {
+		case kerrors.IsNotFound(err):
+			return nil, fmt.Sprintf("the IASApplication %s, which does not exist", p.ApplicationRef.Name), nil
+		case err != nil:
+			return nil, "", fmt.Errorf("cannot read the IASApplication %s: %w", p.ApplicationRef.Name, err)
+		case app.GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue:
+			return nil, fmt.Sprintf("the IASApplication %s to become Ready", p.ApplicationRef.Name), nil
+		}
+	}
+	if p.CredentialsSecretRef == nil {
+		return nil, "", errors.New("spec.forProvider.credentialsSecretRef is not set and applicationRef resolved to nothing")
+	}
+	s := &corev1.Secret{}
+	ref := cr.GetNamespace() + "/" + p.CredentialsSecretRef.Name
+	err := e.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: p.CredentialsSecretRef.Name}, s)
+	switch {
+	case kerrors.IsNotFound(err):
+		return nil, fmt.Sprintf("the credentials Secret %s", ref), nil
+	case err != nil:
+		return nil, "", fmt.Errorf("cannot read the credentials Secret %s: %w", ref, err)
+	}
+	want := make(map[string][]byte, len(iasv1alpha1.ConnectionKeys))
+	var missing []string
+	for _, k := range iasv1alpha1.ConnectionKeys {
+		if len(s.Data[k]) == 0 {
+			missing = append(missing, k)
+		}
+		want[k] = s.Data[k]
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Sprintf("the credentials Secret %s to hold the keys %s", ref, strings.Join(missing, ", ")), nil
+	}
+	return want, "", nil
+}
+
+func (e *external) Create(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.ExternalCreation, error) {
+	return managed.ExternalCreation{}, e.create(ctx, cr)
+}
+
+func (e *external) create(ctx context.Context, cr *v1alpha1.RuntimeSecret) error {
+	ns, name := cr.TargetSecret()
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{LabelManagedBy: ManagedBy}},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       e.want,
+	}
+	_, err := e.runtime.Secrets(ns).Create(ctx, s, metav1.CreateOptions{})
+	if kerrors.IsNotFound(err) {
+		return fmt.Errorf("namespace %s does not exist on runtime %s; the provider never creates it, and retries until it exists", ns, cr.Spec.ForProvider.RuntimeID)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot create Secret %s/%s on runtime %s: %w", ns, name, cr.Spec.ForProvider.RuntimeID, err)
+	}
+	return nil
+}
+
+func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.ExternalUpdate, error) {
+	ns, name := cr.TargetSecret()
+	id := cr.Spec.ForProvider.RuntimeID
+	if e.current.Type != corev1.SecretTypeOpaque {
+		// A Secret's type cannot change: replace it.
+		if err := e.delete(ctx, cr); err != nil {
+			return managed.ExternalUpdate{}, err
+		}
+		if err := e.create(ctx, cr); err != nil {
+			return managed.ExternalUpdate{}, err
+		}
+		e.recorder.Event(cr, event.Normal(reasonReplacedWrongType, fmt.Sprintf("Replaced Secret %s/%s on runtime %s, which had type %q instead of Opaque", ns, name, id, e.current.Type)))
+		return managed.ExternalUpdate{}, nil
+	}
+	s := e.current.DeepCopy()
+	s.Data, s.StringData = e.want, nil
+	s.Labels[LabelManagedBy] = ManagedBy
+	if _, err := e.runtime.Secrets(ns).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+		return managed.ExternalUpdate{}, fmt.Errorf("cannot update Secret %s/%s on runtime %s: %w", ns, name, id, err)
+	}
+	return managed.ExternalUpdate{}, nil
+}
+
+func (e *external) Delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.ExternalDelete, error) {
+	return managed.ExternalDelete{}, e.delete(ctx, cr)
+}
+
+// delete removes the Secret Observe found, and only that one: the UID
+// precondition keeps a Secret created meanwhile by someone else safe.
+func (e *external) delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) error {
+	ns, name := cr.TargetSecret()
+	err := e.runtime.Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &e.current.UID}})
+	if err != nil && !kerrors.IsNotFound(err) {
+		return fmt.Errorf("cannot delete Secret %s/%s on runtime %s: %w", ns, name, cr.Spec.ForProvider.RuntimeID, err)
+	}
+	return nil
+}
+
+func (e *external) Disconnect(context.Context) error { return nil }
+
+// differences names what differs between the runtime's Secret and the desired
+// data, by key only.
+func differences(cur *corev1.Secret, want map[string][]byte) []string {
+	var d []string
+	if cur.Type != corev1.SecretTypeOpaque {
+		d = append(d, fmt.Sprintf("type %q", cur.Type))
+	}
+	var keys []string
+	for k, v := range want {
+		if got, ok := cur.Data[k]; !ok || !bytes.Equal(got, v) {
+			keys = append(keys, k)
+		}
+	}
+	for k := range cur.Data {
+		if _, ok := want[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) > 0 {
+		slices.Sort(keys)
+		d = append(d, "data "+strings.Join(keys, ", "))
+	}
+	return d
+}
+
+// Hash is a digest of Secret data that tells a change without showing the data.
+func Hash(data map[string][]byte) string {
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%d:%s%d:", len(k), k, len(data[k]))
+		h.Write(data[k])
+	}
+	return fmt.Sprintf("sha256:%x", h.Sum(nil))
+}

@@ -1,0 +1,150 @@
+package runtimesecret
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+)
+
+var creds = map[string][]byte{"client_id": []byte("id"), "client_secret": []byte("SECRET"), "token_url": []byte("t"), "certs_url": []byte("c")}
+
+func withData(d map[string][]byte, k, v string) map[string][]byte {
+	out := map[string][]byte{}
+	for key, val := range d {
+		out[key] = val
+	}
+	if v == "" {
+		delete(out, k)
+	} else {
+		out[k] = []byte(v)
+	}
+	return out
+}
+
+func TestDifferences(t *testing.T) {
+	cases := map[string]struct {
+		typ  corev1.SecretType
+		data map[string][]byte
+		want []string
+	}{
+		"equal":        {corev1.SecretTypeOpaque, creds, nil},
+		"value":        {corev1.SecretTypeOpaque, withData(creds, "client_secret", "OTHER"), []string{"data client_secret"}},
+		"missing":      {corev1.SecretTypeOpaque, withData(creds, "certs_url", ""), []string{"data certs_url"}},
+		"extra":        {corev1.SecretTypeOpaque, withData(creds, "x", "y"), []string{"data x"}},
+		"type and key": {"kubernetes.io/basic-auth", withData(creds, "token_url", "u"), []string{`type "kubernetes.io/basic-auth"`, "data token_url"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := differences(&corev1.Secret{Type: tc.typ, Data: tc.data}, creds)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("-want +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHash(t *testing.T) {
+	h := Hash(creds)
+	if h != Hash(withData(creds, "client_id", "id")) {
+		t.Error("equal data hashed differently")
+	}
+	if h == Hash(withData(creds, "client_secret", "OTHER")) {
+		t.Error("different data hashed equally")
+	}
+	// Moving bytes between key and value must change the digest.
+	if Hash(map[string][]byte{"ab": []byte("c")}) == Hash(map[string][]byte{"a": []byte("bc")}) {
+		t.Error("key/value boundary is not part of the digest")
+	}
+	if strings.Contains(h, "SECRET") || !strings.HasPrefix(h, "sha256:") {
+		t.Errorf("unexpected digest %q", h)
+	}
+}
+
+func TestObserve(t *testing.T) {
+	scheme := kruntime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = apis.AddToScheme(scheme)
+	rs := func(p v1alpha1.RuntimeSecretParameters) *v1alpha1.RuntimeSecret {
+		p.RuntimeID = "rt-1"
+		return &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp"}, Spec: v1alpha1.RuntimeSecretSpec{ForProvider: p}}
+	}
+	credsSecret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "kcp"}, Data: creds}
+	notReady := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "kcp"}}
+	notReady.SetConditions(xpv2.Creating())
+	target := func(labels map[string]string, data map[string][]byte) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "eventing-webhook-auth", Namespace: "kyma-system", Labels: labels}, Type: corev1.SecretTypeOpaque, Data: data}
+	}
+	ours := map[string]string{LabelManagedBy: ManagedBy}
+	byRef := v1alpha1.RuntimeSecretParameters{CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}
+
+	cases := map[string]struct {
+		cr        *v1alpha1.RuntimeSecret
+		mgmt      []kruntime.Object
+		onRuntime []kruntime.Object
+		noRuntime bool // the kubeconfig Secret is missing
+		exists    bool
+		upToDate  bool
+		err       string
+		ready     corev1.ConditionStatus
+		readyMsg  string
+	}{
+		"KubeconfigMissing": {cr: rs(byRef), noRuntime: true, exists: true, upToDate: true,
+			ready: corev1.ConditionFalse, readyMsg: `Waiting for the kubeconfig Secret kcp/kubeconfig-rt-1 (key "config")`},
+		"ApplicationNotReady": {cr: rs(v1alpha1.RuntimeSecretParameters{ApplicationRef: &xpv2.NamespacedReference{Name: "app"}, CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}),
+			mgmt: []kruntime.Object{notReady, credsSecret}, exists: true, upToDate: true,
+			ready: corev1.ConditionFalse, readyMsg: "Waiting for the IASApplication app to become Ready"},
+		"CredentialsMissing": {cr: rs(byRef), exists: true, upToDate: true,
+			ready: corev1.ConditionFalse, readyMsg: "Waiting for the credentials Secret kcp/creds"},
+		"CredentialsIncomplete": {cr: rs(byRef),
+			mgmt:   []kruntime.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "kcp"}, Data: withData(creds, "client_secret", "")}},
+			exists: true, upToDate: true, ready: corev1.ConditionFalse, readyMsg: "Waiting for the credentials Secret kcp/creds to hold the keys client_secret"},
+		"TargetMissing": {cr: rs(byRef), mgmt: []kruntime.Object{credsSecret}},
+		"InSync": {cr: rs(byRef), mgmt: []kruntime.Object{credsSecret}, onRuntime: []kruntime.Object{target(ours, creds)},
+			exists: true, upToDate: true, ready: corev1.ConditionTrue},
+		"Drifted": {cr: rs(byRef), mgmt: []kruntime.Object{credsSecret}, onRuntime: []kruntime.Object{target(ours, withData(creds, "client_secret", "OLD"))},
+			exists: true, ready: corev1.ConditionFalse, readyMsg: "differs (data client_secret); restoring it"},
+		"NotOurs": {cr: rs(byRef), mgmt: []kruntime.Object{credsSecret}, onRuntime: []kruntime.Object{target(nil, creds)},
+			err: "was not created by this provider", ready: corev1.ConditionFalse, readyMsg: "it is left alone"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := &external{
+				kube:          crfake.NewClientBuilder().WithScheme(scheme).WithRuntimeObjects(tc.mgmt...).Build(),
+				recorder:      event.NewNopRecorder(),
+				kubeconfig:    "kcp/kubeconfig-rt-1",
+				kubeconfigKey: "config",
+			}
+			if !tc.noRuntime {
+				e.runtime = fake.NewClientset(tc.onRuntime...).CoreV1()
+			}
+			obs, err := e.Observe(context.Background(), tc.cr)
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("error %v, want %q", err, tc.err)
+			}
+			if obs.ResourceExists != tc.exists || obs.ResourceUpToDate != tc.upToDate {
+				t.Errorf("exists %v upToDate %v, want %v %v", obs.ResourceExists, obs.ResourceUpToDate, tc.exists, tc.upToDate)
+			}
+			c := tc.cr.GetCondition(xpv2.TypeReady)
+			if tc.ready != "" && (c.Status != tc.ready || !strings.Contains(c.Message, tc.readyMsg)) {
+				t.Errorf("Ready %s %q, want %s containing %q", c.Status, c.Message, tc.ready, tc.readyMsg)
+			}
+			if strings.Contains(c.Message+obs.Diff, "SECRET") {
+				t.Errorf("secret value in condition or diff")
+			}
+		})
+	}
+}

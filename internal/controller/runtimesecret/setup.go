@@ -1,0 +1,129 @@
+// Package runtimesecret manages RuntimeSecret resources: the Secret with an IAS
+// application's credentials on a Kyma runtime.
+package runtimesecret
+
+import (
+	"context"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
+)
+
+// Options of the RuntimeSecret controller beyond the common ones.
+type Options struct {
+	controller.Options
+	// Clients caches runtime clients per kubeconfig.
+	Clients *runtime.Clients
+	// PollJitter spreads polls of many resources; default 10% of the poll interval.
+	PollJitter time.Duration
+	// ManagementPolicies turns on spec.managementPolicies.
+	ManagementPolicies bool
+}
+
+// Field indexes that map a Secret or IASApplication to the RuntimeSecrets using it.
+const (
+	indexSecrets     = "runtimesecret.secrets"
+	indexApplication = "runtimesecret.application"
+)
+
+// Setup adds a controller that reconciles RuntimeSecret resources.
+func Setup(mgr ctrl.Manager, o Options) error {
+	name := managed.ControllerName(v1alpha1.RuntimeSecretGroupKind)
+	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
+	jitter := o.PollJitter
+	if jitter == 0 {
+		jitter = o.PollInterval / 10
+	}
+	opts := []managed.ReconcilerOption{
+		managed.WithTypedExternalConnector[*v1alpha1.RuntimeSecret](&connector{
+			kube:     mgr.GetClient(),
+			clients:  o.Clients,
+			recorder: recorder,
+		}),
+		// The Secret on the runtime is found by its namespace and name; there is
+		// no external name to record.
+		managed.WithInitializers(),
+		// Creating is safe to retry: Observe finds a Secret that was created.
+		managed.WithDeterministicExternalName(true),
+		managed.WithLogger(o.Logger.WithValues("controller", name)),
+		managed.WithRecorder(recorder),
+		managed.WithPollInterval(o.PollInterval),
+		managed.WithPollJitterHook(jitter),
+	}
+	if o.ManagementPolicies {
+		opts = append(opts, managed.WithManagementPolicies())
+	}
+	if o.MetricOptions != nil {
+		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
+	}
+	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.RuntimeSecretGroupVersionKind), opts...)
+
+	ctx := context.Background()
+	idx := mgr.GetFieldIndexer()
+	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexSecrets, secretsOf); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexApplication, applicationOf); err != nil {
+		return err
+	}
+	// Changes to the kubeconfig, the credentials or the IASApplication reach the
+	// runtime at once, not at the next poll: a rotated client secret is deleted
+	// in IAS right after it is replaced.
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		WithOptions(o.ForControllerRuntime()).
+		For(&v1alpha1.RuntimeSecret{}, builder.WithPredicates(resource.DesiredStateChanged())).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexSecrets))).
+		Watches(&iasv1alpha1.IASApplication{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexApplication))).
+		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
+
+// secretsOf names the Secrets a RuntimeSecret reads.
+func secretsOf(o client.Object) []string {
+	rs := o.(*v1alpha1.RuntimeSecret)
+	kubeconfig, _ := rs.KubeconfigSecret()
+	out := []string{kubeconfig}
+	if ref := rs.Spec.ForProvider.CredentialsSecretRef; ref != nil {
+		out = append(out, ref.Name)
+	}
+	return out
+}
+
+// applicationOf names the IASApplication a RuntimeSecret refers to.
+func applicationOf(o client.Object) []string {
+	if ref := o.(*v1alpha1.RuntimeSecret).Spec.ForProvider.ApplicationRef; ref != nil {
+		return []string{ref.Name}
+	}
+	return nil
+}
+
+// users maps an object to the RuntimeSecrets in its namespace that name it in
+// the given index.
+func users(c client.Reader, index string) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		l := &v1alpha1.RuntimeSecretList{}
+		if err := c.List(ctx, l, client.InNamespace(o.GetNamespace()), client.MatchingFields{index: o.GetName()}); err != nil {
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(l.Items))
+		for _, rs := range l.Items {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: rs.Namespace, Name: rs.Name}})
+		}
+		return out
+	}
+}
