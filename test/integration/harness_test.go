@@ -33,15 +33,25 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
-// The suite's shared control plane and provider.
+// The suite's shared control planes and provider.
 var (
-	k8s     client.Client
+	// k8s is the management cluster, where the provider runs.
+	k8s client.Client
+	// rtEnv is the shared Kyma runtime, rt a client of it.
+	rtEnv *envtest.Environment
+	rt    client.Client
+	// runtimes is the provider's runtime client cache, small on purpose.
+	runtimes = runtime.NewClients(runtime.Options{Size: runtimeCacheSize, Timeout: 5 * time.Second})
+	// kubeconfigs remembers every kubeconfig handed to the provider, to search for leaks.
+	kubeconfigs = &secretLedger{}
 	logs    = &syncBuffer{}
 	secrets = &secretLedger{}
 	// statuses records every IASApplication status the API server held.
@@ -49,8 +59,9 @@ var (
 )
 
 const (
-	poll    = 3 * time.Second
-	timeout = 60 * time.Second
+	poll             = 3 * time.Second
+	timeout          = 60 * time.Second
+	runtimeCacheSize = 10
 )
 
 // syncBuffer is a goroutine-safe log sink.
@@ -110,13 +121,27 @@ func TestMain(m *testing.M) {
 		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "package", "crds")},
 		ErrorIfCRDPathMissing: true,
 	}
+	// The runtime control plane starts alongside: two start about as fast as one.
+	rtEnv = &envtest.Environment{}
+	rtStarted := make(chan error, 1)
+	go func() {
+		cfg, err := rtEnv.Start()
+		if err == nil {
+			rt, err = client.New(cfg, client.Options{})
+		}
+		rtStarted <- err
+	}()
 	cfg, err := env.Start()
+	if rtErr := <-rtStarted; err == nil {
+		err = rtErr
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cannot start envtest:", err)
 		os.Exit(1)
 	}
 	code := run(m, cfg)
 	_ = env.Stop()
+	_ = rtEnv.Stop()
 	os.Exit(code)
 }
 
@@ -161,7 +186,7 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 	return m.Run()
 }
 
-// recordStatuses keeps every status of every IASApplication the cache sees.
+// recordStatuses keeps every status of every managed resource the cache sees.
 func recordStatuses(ctx context.Context, mgr ctrl.Manager) {
 	go func() {
 		t := time.NewTicker(200 * time.Millisecond)
@@ -175,6 +200,13 @@ func recordStatuses(ctx context.Context, mgr ctrl.Manager) {
 				if mgr.GetClient().List(ctx, l) == nil {
 					for _, a := range l.Items {
 						b, _ := json.Marshal(a.Status)
+						_, _ = statuses.Write(append(b, '\n'))
+					}
+				}
+				rl := &runtimev1alpha1.RuntimeSecretList{}
+				if mgr.GetClient().List(ctx, rl) == nil {
+					for _, r := range rl.Items {
+						b, _ := json.Marshal(r.Status)
 						_, _ = statuses.Write(append(b, '\n'))
 					}
 				}
@@ -252,15 +284,21 @@ func get(g Gomega, o client.Object) client.Object {
 	return o
 }
 
-// condition returns the status and message of a condition of an IASApplication.
-func condition(g Gomega, a *iasv1alpha1.IASApplication, ct xpv2.ConditionType) (corev1.ConditionStatus, string) {
+// managedObject is a managed resource of either kind.
+type managedObject interface {
+	client.Object
+	GetCondition(xpv2.ConditionType) xpv2.Condition
+}
+
+// condition returns the status and message of a condition of a managed resource.
+func condition(g Gomega, a managedObject, ct xpv2.ConditionType) (corev1.ConditionStatus, string) {
 	get(g, a)
 	c := a.GetCondition(ct)
 	return c.Status, c.Message
 }
 
 // waitReady waits until the resource is Ready and Synced.
-func waitReady(t *testing.T, a *iasv1alpha1.IASApplication) {
+func waitReady(t *testing.T, a managedObject) {
 	t.Helper()
 	g := NewWithT(t)
 	g.Eventually(func(g Gomega) {

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -15,39 +14,14 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
-var ctx = context.Background()
-
-// TestIASApplication runs the scenarios in parallel, each with its own namespace
-// and simulator, then searches everything the provider wrote for secrets.
-func TestIASApplication(t *testing.T) {
-	t.Run("scenarios", func(t *testing.T) {
-		t.Run("Create", testCreate)
-		t.Run("AdoptByName", testAdopt)
-		t.Run("TwoAppsWithTheName", testTwoApps)
-		t.Run("NonChargedApp", testNonCharged)
-		t.Run("ConnectionSecretDeleted", testConnectionSecretDeleted)
-		t.Run("DriftInIAS", testDrift)
-		t.Run("Delete", testDelete)
-		t.Run("FaultsAndRetryAfter", testFaults)
-		t.Run("FailureAfterAppCreated", testFailAfterCreate)
-		t.Run("BadProviderConfig", testBadProviderConfig)
-		t.Run("CredentialsAndURLChange", testCredentialsChange)
-		t.Run("ClusterProviderConfigDefault", testClusterProviderConfig)
-		t.Run("ManagementPolicies", testManagementPolicies)
-		t.Run("SecretValidityAndRotation", testRotation)
-	})
-	// Alone: at the suite's 3s poll its 200 resources keep their tenant's token
-	// bucket busy, and reconciles waiting for tokens would hold the workers that
-	// the scenarios above need.
-	t.Run("ManyAtOnceWithinRateLimit", testMany)
-	t.Run("NoSecretInLogsEventsOrStatus", testNoLeaks)
-}
 
 func testCreate(t *testing.T) {
 	t.Parallel()
@@ -456,7 +430,7 @@ func testManagementPolicies(t *testing.T) {
 
 // expectSyncedFalse waits until the resource is Synced=False with a message
 // containing want.
-func expectSyncedFalse(t *testing.T, a *iasv1alpha1.IASApplication, want string) {
+func expectSyncedFalse(t *testing.T, a managedObject, want string) {
 	t.Helper()
 	NewWithT(t).Eventually(func(g Gomega) {
 		s, msg := condition(g, a, xpv2.TypeSynced)
@@ -466,25 +440,46 @@ func expectSyncedFalse(t *testing.T, a *iasv1alpha1.IASApplication, want string)
 }
 
 // expectEvent waits for an event of the given reason on the resource.
-func expectEvent(t *testing.T, a *iasv1alpha1.IASApplication, reason string) {
+func expectEvent(t *testing.T, a managedObject, reason string) {
 	t.Helper()
 	NewWithT(t).Eventually(func(g Gomega) {
-		l := &corev1.EventList{}
-		g.Expect(k8s.List(ctx, l, client.InNamespace(a.Namespace))).To(Succeed())
 		var reasons []string
-		for _, e := range l.Items {
-			if e.InvolvedObject.Name == a.Name {
-				reasons = append(reasons, e.Reason)
-			}
+		for _, e := range eventsOf(g, a) {
+			reasons = append(reasons, e.Reason)
 		}
 		g.Expect(reasons).To(ContainElement(reason))
 	}, timeout).Should(Succeed())
+}
+
+// eventsOf lists the events of a resource.
+func eventsOf(g Gomega, a managedObject) []corev1.Event {
+	l := &corev1.EventList{}
+	g.Expect(k8s.List(ctx, l, client.InNamespace(a.GetNamespace()))).To(Succeed())
+	var out []corev1.Event
+	for _, e := range l.Items {
+		if e.InvolvedObject.Name == a.GetName() && e.InvolvedObject.Kind == kindOf(a) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// kindOf returns the kind of a typed object.
+func kindOf(o client.Object) string {
+	gvk, err := apiutil.GVKForObject(o, k8s.Scheme())
+	if err != nil {
+		panic(err)
+	}
+	return gvk.Kind
 }
 
 func testNoLeaks(t *testing.T) {
 	g := NewWithT(t)
 	values := secrets.values()
 	g.Expect(len(values)).To(BeNumerically(">", 200), "the suite issued secrets to search for")
+	kc := kubeconfigs.values()
+	g.Expect(len(kc)).To(BeNumerically(">", 300), "the suite handed out kubeconfigs to search for")
+	values = append(values, kc...)
 
 	events := &corev1.EventList{}
 	g.Expect(k8s.List(ctx, events)).To(Succeed())
@@ -497,17 +492,22 @@ func testNoLeaks(t *testing.T) {
 	for _, a := range apps.Items {
 		_, _ = fmt.Fprintf(statuses, "%v\n", a.Status)
 	}
+	rss := &runtimev1alpha1.RuntimeSecretList{}
+	g.Expect(k8s.List(ctx, rss)).To(Succeed())
+	for _, r := range rss.Items {
+		_, _ = fmt.Fprintf(statuses, "%v\n", r.Status)
+	}
 	places := map[string]string{"logs": logs.String(), "events": eventText.String(), "status": statuses.String()}
 	for where, text := range places {
 		g.Expect(text).NotTo(BeEmpty(), "nothing captured from %s", where)
 		for _, v := range values {
 			if v != "" && strings.Contains(text, v) {
-				t.Errorf("a secret value (hint %s…) appears in %s", v[:4], where)
+				t.Errorf("a secret value or kubeconfig part (starting %s…) appears in %s", v[:4], where)
 			}
 		}
 	}
-	// The connection Secrets do hold the values: the search looks at real data.
-	found := false
+	// The Secrets do hold the values: the search looks at real data.
+	found, foundKubeconfig := false, false
 	l := &corev1.SecretList{}
 	g.Expect(k8s.List(ctx, l)).To(Succeed())
 	for _, s := range l.Items {
@@ -516,8 +516,14 @@ func testNoLeaks(t *testing.T) {
 				found = true
 			}
 		}
+		for _, v := range kc {
+			if strings.Contains(string(s.Data["config"]), v) {
+				foundKubeconfig = true
+			}
+		}
 	}
 	g.Expect(found).To(BeTrue())
+	g.Expect(foundKubeconfig).To(BeTrue())
 }
 
 func testRotation(t *testing.T) {

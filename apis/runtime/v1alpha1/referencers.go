@@ -30,6 +30,11 @@ func ConnectionSecretName() reference.ExtractValueFn {
 // the resolution itself is crossplane-runtime's.
 func (mg *RuntimeSecret) ResolveReferences(ctx context.Context, c client.Reader) error {
 	p := &mg.Spec.ForProvider
+	// The credentials Secret is read from this namespace, so the application
+	// must live here too.
+	if p.ApplicationRef != nil && p.ApplicationRef.Namespace != "" && p.ApplicationRef.Namespace != mg.GetNamespace() {
+		return fmt.Errorf("spec.forProvider.applicationRef: namespace %q is not the resource's own namespace %q", p.ApplicationRef.Namespace, mg.GetNamespace())
+	}
 	current := ""
 	if p.CredentialsSecretRef != nil {
 		current = p.CredentialsSecretRef.Name

@@ -13,7 +13,6 @@ const (
 )
 
 // RuntimeSecretParameters are the configurable fields of a RuntimeSecret.
-// +kubebuilder:validation:XValidation:rule="!has(self.applicationRef) || !has(self.applicationRef.__namespace__)",message="applicationRef refers to an IASApplication in the resource's own namespace; namespace must not be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.applicationSelector) || !has(self.applicationSelector.__namespace__)",message="applicationSelector selects in the resource's own namespace; namespace must not be set"
 // +kubebuilder:validation:XValidation:rule="has(self.credentialsSecretRef) || has(self.applicationRef) || has(self.applicationSelector)",message="one of credentialsSecretRef, applicationRef or applicationSelector is required"
 type RuntimeSecretParameters struct {
@@ -45,7 +44,8 @@ type RuntimeSecretParameters struct {
 	CredentialsSecretRef *xpv2.LocalSecretReference `json:"credentialsSecretRef,omitempty"`
 
 	// ApplicationRef refers to an IASApplication in the resource's namespace;
-	// its connection Secret becomes credentialsSecretRef.
+	// its connection Secret becomes credentialsSecretRef. A namespace, if set,
+	// must be the resource's own.
 	// +optional
 	ApplicationRef *xpv2.NamespacedReference `json:"applicationRef,omitempty"`
 

@@ -60,6 +60,9 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		managed.WithInitializers(),
 		// Creating is safe to retry: Observe finds a Secret that was created.
 		managed.WithDeterministicExternalName(true),
+		// A runtime's API server reads its own writes, so a Secret missing right
+		// after its creation was deleted since and is recreated at once.
+		managed.WithCreationGracePeriod(time.Nanosecond),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithRecorder(recorder),
 		managed.WithPollInterval(o.PollInterval),

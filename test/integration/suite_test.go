@@ -1,0 +1,48 @@
+package integration
+
+import (
+	"context"
+	"testing"
+)
+
+var ctx = context.Background()
+
+// TestProvider runs the scenarios in parallel, each in its own namespace with its
+// own simulator or runtime targets, then the load scenarios one at a time, then
+// searches everything the provider wrote for secrets.
+func TestProvider(t *testing.T) {
+	t.Run("scenarios", func(t *testing.T) {
+		t.Run("IASApplication", func(t *testing.T) {
+			t.Run("Create", testCreate)
+			t.Run("AdoptByName", testAdopt)
+			t.Run("TwoAppsWithTheName", testTwoApps)
+			t.Run("NonChargedApp", testNonCharged)
+			t.Run("ConnectionSecretDeleted", testConnectionSecretDeleted)
+			t.Run("DriftInIAS", testDrift)
+			t.Run("Delete", testDelete)
+			t.Run("FaultsAndRetryAfter", testFaults)
+			t.Run("FailureAfterAppCreated", testFailAfterCreate)
+			t.Run("BadProviderConfig", testBadProviderConfig)
+			t.Run("CredentialsAndURLChange", testCredentialsChange)
+			t.Run("ClusterProviderConfigDefault", testClusterProviderConfig)
+			t.Run("ManagementPolicies", testManagementPolicies)
+			t.Run("SecretValidityAndRotation", testRotation)
+		})
+		t.Run("RuntimeSecret", func(t *testing.T) {
+			t.Run("ApplicationRefDriftAndRotation", testRuntimeWithApplicationRef)
+			t.Run("ApplicationSelector", testRuntimeApplicationSelector)
+			t.Run("WaitingForPrerequisites", testRuntimeWaiting)
+			t.Run("RefusedKubeconfigs", testRuntimeRefusedKubeconfigs)
+			t.Run("UnmanagedSecretLeftAlone", testRuntimeUnmanagedSecret)
+			t.Run("TargetNamespaceMissing", testRuntimeTargetNamespaceMissing)
+			t.Run("DeleteAfterKubeconfigRemoved", testRuntimeDeleteAfterKubeconfigRemoved)
+			t.Run("RuntimeStoppedAndStarted", testRuntimeStoppedAndStarted)
+		})
+	})
+	// Alone: at the suite's 3s poll its 200 resources keep their tenant's token
+	// bucket busy, and reconciles waiting for tokens would hold the workers that
+	// the scenarios above need.
+	t.Run("ManyAtOnceWithinRateLimit", testMany)
+	t.Run("ManyRuntimesSmallClientCache", testManyRuntimes)
+	t.Run("NoSecretInLogsEventsOrStatus", testNoLeaks)
+}
