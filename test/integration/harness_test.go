@@ -52,8 +52,8 @@ var (
 	runtimes = runtime.NewClients(runtime.Options{Size: runtimeCacheSize, Timeout: 5 * time.Second})
 	// kubeconfigs remembers every kubeconfig handed to the provider, to search for leaks.
 	kubeconfigs = &secretLedger{}
-	logs    = &syncBuffer{}
-	secrets = &secretLedger{}
+	logs        = &syncBuffer{}
+	secrets     = &secretLedger{}
 	// statuses records every IASApplication status the API server held.
 	statuses = &syncBuffer{}
 )

@@ -22,7 +22,6 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
-
 func testCreate(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)

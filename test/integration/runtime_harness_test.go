@@ -4,8 +4,8 @@ import (
 	"encoding/base64"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	. "github.com/onsi/gomega"

@@ -283,7 +283,7 @@ func testManyRuntimes(t *testing.T) {
 	g.Expect(st.Peak).To(BeNumerically("<=", runtimeCacheSize), "the cache held more clients than its size")
 	g.Expect(st.Len).To(BeNumerically("<=", runtimeCacheSize))
 	g.Expect(st.Built-before.Built).To(BeNumerically(">=", n), "every kubeconfig got its own client")
-	g.Expect(st.Evicted-before.Evicted).To(BeNumerically(">=", n-runtimeCacheSize))
+	g.Expect(st.Evicted - before.Evicted).To(BeNumerically(">=", n-runtimeCacheSize))
 	fmt.Fprintf(os.Stderr, "%d RuntimeSecrets with distinct kubeconfigs, cache of %d: all Ready in %s; clients built %d, evicted %d, peak %d\n",
 		n, runtimeCacheSize, elapsed.Round(100*time.Millisecond), st.Built-before.Built, st.Evicted-before.Evicted, st.Peak)
 }
