@@ -28,7 +28,7 @@ test: ## Unit tests, then integration tests against a real kube-apiserver + etcd
 reviewable: generate vet test ## What a change must pass before review.
 	@git diff --exit-code -- apis package internal/clients/ias/api || { echo "generated files are stale: commit the output of 'make generate'"; exit 1; }
 
-local-run: ## Run the provider end to end on this machine: local API server, IAS simulator, one IASApplication.
+local-run: ## Run the provider end to end on this machine: local management cluster and runtime, IAS simulator, an IASApplication and a RuntimeSecret.
 	@assets="$$(hack/envtest-assets.sh)" && \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./cluster/local
 

@@ -1,8 +1,10 @@
 // Command local runs provider-eventing-auth end to end on this machine with
 // embedded defaults: a local kube-apiserver + etcd (built from the Go module
-// proxy), the IAS simulator, the provider as its own process, one IASApplication.
-// It shows the resource Ready with its conditions and the connection Secret's keys
-// (never values), then deletes the resource and shows the IAS app gone.
+// proxy) as the management cluster, a second one as the Kyma runtime, the IAS
+// simulator, the provider as its own process, one IASApplication and one
+// RuntimeSecret. It shows both Ready with their conditions and the Secret on the
+// runtime (keys only, never values), then deletes both and shows the Secret and
+// the IAS app gone.
 package main
 
 import (
@@ -11,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
@@ -55,27 +57,31 @@ func run() error {
 	}
 	defer os.RemoveAll(work) //nolint:errcheck // Best effort.
 
-	step("Starting a local kube-apiserver + etcd and installing the provider's CRDs")
+	step("Starting two local kube-apiservers + etcd: the management cluster (with the provider's CRDs) and a Kyma runtime")
 	root, _ := os.Getwd()
 	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(root, "package", "crds")}, ErrorIfCRDPathMissing: true}
+	rtEnv := &envtest.Environment{}
+	rtStarted := make(chan error, 1)
+	go func() { _, err := rtEnv.Start(); rtStarted <- err }()
 	cfg, err := env.Start()
-	if err != nil {
-		return fmt.Errorf("cannot start the local API server (KUBEBUILDER_ASSETS=%s): %w", os.Getenv("KUBEBUILDER_ASSETS"), err)
+	if rtErr := <-rtStarted; err == nil {
+		err = rtErr
 	}
-	defer env.Stop() //nolint:errcheck // Best effort.
-	user, err := env.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
+	defer env.Stop()   //nolint:errcheck // Best effort.
+	defer rtEnv.Stop() //nolint:errcheck // Best effort.
+	if err != nil {
+		return fmt.Errorf("cannot start the local API servers (KUBEBUILDER_ASSETS=%s): %w", os.Getenv("KUBEBUILDER_ASSETS"), err)
+	}
+	kcPath, _, err := writeKubeconfig(env, work, "management")
 	if err != nil {
 		return err
 	}
-	kubeconfig, err := user.KubeConfig()
+	rtPath, rtKubeconfig, err := writeKubeconfig(rtEnv, work, "runtime")
 	if err != nil {
 		return err
 	}
-	kcPath := filepath.Join(work, "kubeconfig")
-	if err := os.WriteFile(kcPath, kubeconfig, 0o600); err != nil {
-		return err
-	}
-	fmt.Println("    API server:", cfg.Host)
+	fmt.Println("    management cluster:", cfg.Host)
+	fmt.Println("    Kyma runtime:      ", rtEnv.Config.Host)
 
 	step("Starting the IAS simulator")
 	password := "local-" + fmt.Sprint(time.Now().UnixNano())
@@ -94,11 +100,20 @@ func run() error {
 		return err
 	}
 
-	step("Creating namespace %s, Secret eventing-auth-ias-creds and ClusterProviderConfig default", ns)
+	rt, err := client.New(rtEnv.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	step("On the runtime: namespace kyma-system. On the management cluster: namespace %s, Secrets eventing-auth-ias-creds and kubeconfig-%s, ClusterProviderConfig default", ns, runtimeID)
+	if err := rt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kyma-system"}}); err != nil {
+		return err
+	}
 	objs := []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "eventing-auth-ias-creds", Namespace: ns},
 			StringData: map[string]string{"username": "admin", "password": password, "url": sim.URL}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + runtimeID, Namespace: ns},
+			Data: map[string][]byte{"config": rtKubeconfig}},
 		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"},
 			Spec: v1alpha1.ClusterProviderConfigSpec{Credentials: v1alpha1.ClusterCredentials{
 				Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.SecretReference{Name: "eventing-auth-ias-creds", Namespace: ns}}}},
@@ -126,55 +141,85 @@ func run() error {
 	}
 	defer func() { _ = provider.Process.Kill(); _, _ = provider.Process.Wait() }()
 
-	step("Creating IASApplication %s/%s (the runtime ID) with connection Secret %s-ias", ns, runtimeID, runtimeID)
+	step("Creating IASApplication %s/%s (the runtime ID) with connection Secret %s-ias, and RuntimeSecret %s/%s referring to it", ns, runtimeID, runtimeID, ns, runtimeID)
 	app := &iasv1alpha1.IASApplication{
 		ObjectMeta: metav1.ObjectMeta{Name: runtimeID, Namespace: ns},
 		Spec: iasv1alpha1.IASApplicationSpec{ManagedResourceSpec: xpv2.ManagedResourceSpec{
 			WriteConnectionSecretToReference: &xpv2.LocalSecretReference{Name: runtimeID + "-ias"}}},
 	}
-	if err := kube.Create(ctx, app); err != nil {
-		return err
+	rs := &runtimev1alpha1.RuntimeSecret{
+		ObjectMeta: metav1.ObjectMeta{Name: runtimeID, Namespace: ns},
+		Spec: runtimev1alpha1.RuntimeSecretSpec{ForProvider: runtimev1alpha1.RuntimeSecretParameters{
+			RuntimeID:      runtimeID,
+			ApplicationRef: &xpv2.NamespacedReference{Name: runtimeID},
+		}},
 	}
-	if err := waitFor(ctx, func() (bool, error) {
-		if err := kube.Get(ctx, client.ObjectKeyFromObject(app), app); err != nil {
-			return false, err
+	for _, o := range []client.Object{app, rs} {
+		if err := kube.Create(ctx, o); err != nil {
+			return err
 		}
-		return app.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue, nil
-	}); err != nil {
-		return fmt.Errorf("the IASApplication did not become Ready: %w (provider log: %s)", err, tail(logFile.Name()))
 	}
-	kubectl(kcPath, "get", "iasapplications", "-n", ns)
+	for _, o := range []managedObject{app, rs} {
+		if err := waitFor(ctx, func() (bool, error) {
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+				return false, err
+			}
+			return o.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue, nil
+		}); err != nil {
+			return fmt.Errorf("%s did not become Ready: %w (provider log: %s)", o.GetName(), err, tail(logFile.Name()))
+		}
+	}
+	kubectl(kcPath, "get", "iasapplications,runtimesecrets", "-n", ns)
 	kubectl(kcPath, "describe", "iasapplication", runtimeID, "-n", ns)
+	kubectl(kcPath, "describe", "runtimesecret", runtimeID, "-n", ns)
+	fmt.Printf("\n    IAS now has %d application(s); %q has UUID %s\n", len(sim.Apps()), runtimeID, meta.GetExternalName(app))
 
-	step("Connection Secret %s/%s-ias (keys only)", ns, runtimeID)
-	s := &corev1.Secret{}
-	if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: runtimeID + "-ias"}, s); err != nil {
-		return err
-	}
-	keys := make([]string, 0, len(s.Data))
-	for k, v := range s.Data {
-		keys = append(keys, fmt.Sprintf("%s (%d bytes)", k, len(v)))
-	}
-	sort.Strings(keys)
-	fmt.Println("    " + strings.Join(keys, "\n    "))
-	fmt.Printf("    IAS now has %d application(s); %q has UUID %s\n", len(sim.Apps()), runtimeID, meta.GetExternalName(app))
+	step("The Secret on the Kyma runtime (kubectl describe shows keys and sizes, never values)")
+	kubectl(rtPath, "describe", "secret", "eventing-webhook-auth", "-n", "kyma-system")
 
-	step("Deleting the IASApplication: the IAS application goes with it")
-	if err := kube.Delete(ctx, app); err != nil {
-		return err
+	step("Deleting the RuntimeSecret, then the IASApplication: the runtime's Secret and the IAS application go with them")
+	for _, o := range []client.Object{rs, app} {
+		if err := kube.Delete(ctx, o); err != nil {
+			return err
+		}
+		if err := waitFor(ctx, func() (bool, error) {
+			err := kube.Get(ctx, client.ObjectKeyFromObject(o), o)
+			return kerrors.IsNotFound(err), client.IgnoreNotFound(err)
+		}); err != nil {
+			return err
+		}
 	}
-	if err := waitFor(ctx, func() (bool, error) {
-		err := kube.Get(ctx, client.ObjectKeyFromObject(app), app)
-		return kerrors.IsNotFound(err), client.IgnoreNotFound(err)
-	}); err != nil {
-		return err
+	err = rt.Get(ctx, types.NamespacedName{Namespace: "kyma-system", Name: "eventing-webhook-auth"}, &corev1.Secret{})
+	if !kerrors.IsNotFound(err) {
+		return fmt.Errorf("the Secret on the runtime was not deleted (%v)", err)
 	}
-	fmt.Printf("    IASApplication gone; IAS now has %d application(s)\n", len(sim.Apps()))
+	fmt.Printf("    Both resources gone; kyma-system/eventing-webhook-auth is gone from the runtime; IAS now has %d application(s)\n", len(sim.Apps()))
 	if len(sim.Apps()) != 0 {
 		return fmt.Errorf("the IAS application was not deleted")
 	}
 	step("Done: everything started here is stopped and removed")
 	return nil
+}
+
+// managedObject is a managed resource of either kind.
+type managedObject interface {
+	client.Object
+	GetCondition(xpv2.ConditionType) xpv2.Condition
+}
+
+// writeKubeconfig writes an admin kubeconfig for env into dir and returns its
+// path and content.
+func writeKubeconfig(env *envtest.Environment, dir, name string) (string, []byte, error) {
+	user, err := env.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return "", nil, err
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		return "", nil, err
+	}
+	path := filepath.Join(dir, name+".kubeconfig")
+	return path, kc, os.WriteFile(path, kc, 0o600)
 }
 
 func waitFor(ctx context.Context, cond func() (bool, error)) error {
