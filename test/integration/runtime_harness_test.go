@@ -142,3 +142,19 @@ func expectDeleted(t *testing.T, o client.Object) {
 		return kerrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(o), o))
 	}, timeout, 200*time.Millisecond).Should(BeTrue())
 }
+
+// readyRuntimeSecret makes a namespace with a credentials Secret, a kubeconfig for
+// the runtime env (reached with c) and a RuntimeSecret, and waits until the
+// Secret is on the runtime.
+func readyRuntimeSecret(t *testing.T, env *envtest.Environment, c client.Client, id string) (string, *runtimev1alpha1.RuntimeSecret, map[string][]byte) {
+	t.Helper()
+	ns := newNamespace(t)
+	newRuntimeNamespace(t, c, ns)
+	data := putCredentials(t, ns, "creds", id+"-client-secret-value")
+	putKubeconfig(t, ns, id, newKubeconfig(t, env, id))
+	rs := runtimeSecret(ns, id, id, "creds")
+	NewWithT(t).Expect(k8s.Create(ctx, rs)).To(Succeed())
+	waitReady(t, rs)
+	expectOnRuntime(t, c, ns, "eventing-webhook-auth", data)
+	return ns, rs, data
+}

@@ -206,15 +206,7 @@ func testRuntimeTargetNamespaceMissing(t *testing.T) {
 func testRuntimeDeleteAfterKubeconfigRemoved(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	newRuntimeNamespace(t, rt, ns)
-	data := putCredentials(t, ns, "creds", "gone-runtime-client-secret-value")
-	putKubeconfig(t, ns, "rt-gone", newKubeconfig(t, rtEnv, "rt-gone"))
-	rs := runtimeSecret(ns, "rt-gone", "rt-gone", "creds")
-	g.Expect(k8s.Create(ctx, rs)).To(Succeed())
-	waitReady(t, rs)
-	expectOnRuntime(t, rt, ns, "eventing-webhook-auth", data)
-
+	ns, rs, _ := readyRuntimeSecret(t, rtEnv, rt, "rt-gone")
 	g.Expect(k8s.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-rt-gone", Namespace: ns}})).To(Succeed())
 	g.Expect(k8s.Delete(ctx, rs)).To(Succeed())
 	expectDeleted(t, rs)
@@ -234,15 +226,7 @@ func testRuntimeStoppedAndStarted(t *testing.T) {
 	own, err := client.New(cfg, client.Options{})
 	g.Expect(err).NotTo(HaveOccurred())
 
-	ns := newNamespace(t)
-	newRuntimeNamespace(t, own, ns)
-	data := putCredentials(t, ns, "creds", "restart-client-secret-value")
-	putKubeconfig(t, ns, "rt-restart", newKubeconfig(t, env, "rt-restart"))
-	rs := runtimeSecret(ns, "rt-restart", "rt-restart", "creds")
-	g.Expect(k8s.Create(ctx, rs)).To(Succeed())
-	waitReady(t, rs)
-	expectOnRuntime(t, own, ns, "eventing-webhook-auth", data)
-
+	ns, rs, data := readyRuntimeSecret(t, env, own, "rt-restart")
 	apiserver := env.ControlPlane.GetAPIServer()
 	g.Expect(apiserver.Stop()).To(Succeed())
 	expectSyncedFalse(t, rs, fmt.Sprintf("cannot read Secret %s/eventing-webhook-auth on runtime rt-restart", ns))

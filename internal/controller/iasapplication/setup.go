@@ -15,6 +15,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
 
 // Options of the IASApplication controller beyond the common ones.
@@ -32,11 +33,7 @@ type Options struct {
 func Setup(mgr ctrl.Manager, o Options) error {
 	name := managed.ControllerName(v1alpha1.IASApplicationGroupKind)
 	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
-	jitter := o.PollJitter
-	if jitter == 0 {
-		jitter = o.PollInterval / 10
-	}
-	opts := []managed.ReconcilerOption{
+	opts := append(reconciler.CommonOptions(o.Options, name, recorder, o.PollJitter, o.ManagementPolicies),
 		managed.WithTypedExternalConnector[*v1alpha1.IASApplication](&connector{
 			kube:      mgr.GetClient(),
 			reader:    mgr.GetAPIReader(),
@@ -50,17 +47,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		// Observe finds an app by its name when the UUID is not known, so a create
 		// whose outcome was lost is safe to retry: it adopts instead of duplicating.
 		managed.WithDeterministicExternalName(true),
-		managed.WithLogger(o.Logger.WithValues("controller", name)),
-		managed.WithRecorder(recorder),
-		managed.WithPollInterval(o.PollInterval),
-		managed.WithPollJitterHook(jitter),
-	}
-	if o.ManagementPolicies {
-		opts = append(opts, managed.WithManagementPolicies())
-	}
-	if o.MetricOptions != nil {
-		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
-	}
+	)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.IASApplicationGroupVersionKind), opts...)
 
 	return ctrl.NewControllerManagedBy(mgr).

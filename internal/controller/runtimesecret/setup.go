@@ -22,6 +22,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
 
 // Options of the RuntimeSecret controller beyond the common ones.
@@ -45,11 +46,7 @@ const (
 func Setup(mgr ctrl.Manager, o Options) error {
 	name := managed.ControllerName(v1alpha1.RuntimeSecretGroupKind)
 	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
-	jitter := o.PollJitter
-	if jitter == 0 {
-		jitter = o.PollInterval / 10
-	}
-	opts := []managed.ReconcilerOption{
+	opts := append(reconciler.CommonOptions(o.Options, name, recorder, o.PollJitter, o.ManagementPolicies),
 		managed.WithTypedExternalConnector[*v1alpha1.RuntimeSecret](&connector{
 			kube:     mgr.GetClient(),
 			clients:  o.Clients,
@@ -63,17 +60,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		// A runtime's API server reads its own writes, so a Secret missing right
 		// after its creation was deleted since and is recreated at once.
 		managed.WithCreationGracePeriod(time.Nanosecond),
-		managed.WithLogger(o.Logger.WithValues("controller", name)),
-		managed.WithRecorder(recorder),
-		managed.WithPollInterval(o.PollInterval),
-		managed.WithPollJitterHook(jitter),
-	}
-	if o.ManagementPolicies {
-		opts = append(opts, managed.WithManagementPolicies())
-	}
-	if o.MetricOptions != nil {
-		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
-	}
+	)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.RuntimeSecretGroupVersionKind), opts...)
 
 	ctx := context.Background()
