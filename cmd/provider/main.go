@@ -12,13 +12,16 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	"go.uber.org/zap/zapcore"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -43,6 +46,7 @@ func main() {
 		probeAddr        = flag.String("health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
 		iasTimeout       = flag.Duration("ias-timeout", 15*time.Second, "Timeout of each attempt of each IAS call.")
 		runtimeTimeout   = flag.Duration("runtime-timeout", runtime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
+		kymaBridge       = flag.Bool("kyma-bridge", true, "Keep one EventingAuth composite resource per Kyma CR.")
 		runtimeClients   = flag.Int("runtime-client-cache-size", runtime.DefaultCacheSize, "The most runtime clients kept at once, one per kubeconfig (least recently used dropped first).")
 	)
 	flag.Parse()
@@ -61,10 +65,15 @@ func main() {
 	scheme := kruntime.NewScheme()
 	exitOn(clientgoscheme.AddToScheme(scheme), "cannot add Kubernetes APIs to scheme")
 	exitOn(apis.AddToScheme(scheme), "cannot add provider APIs to scheme")
+	exitOn(apiextensionsv1.AddToScheme(scheme), "cannot add CRDs to scheme")
 
 	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(cfg, *maxReconcileRate), ctrl.Options{
-		Scheme:                     scheme,
-		Cache:                      cache.Options{SyncPeriod: syncInterval},
+		Scheme: scheme,
+		Cache: cache.Options{
+			SyncPeriod: syncInterval,
+			// Controllers wait for their CRDs; their schemas need not be cached.
+			ByObject: map[client.Object]cache.ByObject{&apiextensionsv1.CustomResourceDefinition{}: {Transform: customresourcesgate.TransformStripCRDSchema}},
+		},
 		LeaderElection:             *leaderElection,
 		LeaderElectionID:           "crossplane-leader-election-provider-eventing-auth",
 		LeaderElectionResourceLock: "leases",
@@ -92,6 +101,8 @@ func main() {
 		Runtimes:           runtime.NewClients(runtime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, Metrics: runtime.NewMetrics(metrics.Registry)}),
 		PollJitter:         *pollJitter,
 		ManagementPolicies: *mgmtPolicies,
+		KymaBridge:         *kymaBridge,
+		SetupFailed:        func(err error) { exitOn(err, "controller setup failed") },
 	}
 	exitOn(eacontroller.Setup(mgr, o), "cannot set up controllers")
 	log.Info("Starting provider", "poll", pollInterval.String(), "maxReconcileRate", *maxReconcileRate)

@@ -20,6 +20,7 @@ import (
 	. "github.com/onsi/gomega"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -44,7 +45,8 @@ import (
 // The suite's shared control planes and provider.
 var (
 	// k8s is the management cluster, where the provider runs.
-	k8s client.Client
+	k8s        client.Client
+	mgmtConfig *rest.Config
 	// rtEnv is the shared Kyma runtime, rt a client of it.
 	rtEnv *envtest.Environment
 	rt    client.Client
@@ -118,7 +120,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "package", "crds")},
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "package", "crds"), filepath.Join("..", "crds")},
 		ErrorIfCRDPathMissing: true,
 	}
 	// The runtime control plane starts alongside: two start about as fast as one.
@@ -139,6 +141,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "cannot start envtest:", err)
 		os.Exit(1)
 	}
+	mgmtConfig = cfg
 	code := run(m, cfg)
 	_ = env.Stop()
 	_ = rtEnv.Stop()
@@ -149,6 +152,7 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 	scheme := kruntime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)
+	_ = apiextensionsv1.AddToScheme(scheme)
 
 	zl := zap.New(zap.WriteTo(logs), zap.Level(zapcore.DebugLevel))
 	ctrl.SetLogger(zl)
@@ -169,6 +173,8 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 		IAS:                ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}),
 		PollJitter:         500 * time.Millisecond,
 		ManagementPolicies: true,
+		KymaBridge:         true,
+		SetupFailed:        func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
 	}
 	if err := eacontroller.Setup(mgr, o); err != nil {
 		fmt.Fprintln(os.Stderr, "cannot set up controllers:", err)

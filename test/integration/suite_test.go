@@ -38,6 +38,7 @@ func TestProvider(t *testing.T) {
 			t.Run("DeleteAfterKubeconfigRemoved", testRuntimeDeleteAfterKubeconfigRemoved)
 			t.Run("RuntimeStoppedAndStarted", testRuntimeStoppedAndStarted)
 		})
+		t.Run("KymaBridge", testKymaBridge)
 	})
 	// Alone: at the suite's 3s poll its 200 resources keep their tenant's token
 	// bucket busy, and reconciles waiting for tokens would hold the workers that

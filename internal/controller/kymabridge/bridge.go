@@ -1,0 +1,135 @@
+// Package kymabridge keeps one EventingAuth composite resource per Kyma CR: same
+// name and namespace, controlled by the Kyma CR (so garbage collection deletes it
+// with the Kyma), globalAccount from the Kyma's label.
+package kymabridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+)
+
+// The kinds the bridge connects and the label it reads.
+var (
+	KymaGroupVersionKind         = schema.GroupVersionKind{Group: "operator.kyma-project.io", Version: "v1beta2", Kind: "Kyma"}
+	EventingAuthGroupVersionKind = schema.GroupVersionKind{Group: "composite.eventingauth.kyma-project.io", Version: "v1alpha1", Kind: "EventingAuth"}
+)
+
+// LabelGlobalAccount on a Kyma CR names its global account.
+const LabelGlobalAccount = "kyma-project.io/global-account-id"
+
+// Event reasons on the Kyma CR.
+const (
+	reasonDefinitionMissing = "EventingAuthDefinitionMissing"
+	reasonCannotApply       = "CannotApplyEventingAuth"
+)
+
+const fieldOwner = "provider-eventing-auth/kyma-bridge"
+
+// Options of the bridge.
+type Options struct {
+	Logger logging.Logger
+	// Resync re-applies each EventingAuth this often, so one deleted by hand
+	// comes back; default 5m.
+	Resync time.Duration
+	// Retry is the wait after the EventingAuth definition was found missing;
+	// default 30s.
+	Retry time.Duration
+	// MaxConcurrentReconciles; default 1.
+	MaxConcurrentReconciles int
+}
+
+// Setup adds the bridge controller. Kyma CRs are watched by metadata only.
+func Setup(mgr ctrl.Manager, o Options) error {
+	if o.Resync == 0 {
+		o.Resync = 5 * time.Minute
+	}
+	if o.Retry == 0 {
+		o.Retry = 30 * time.Second
+	}
+	kyma := &metav1.PartialObjectMetadata{}
+	kyma.SetGroupVersionKind(KymaGroupVersionKind)
+	r := &reconciler{kube: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("kyma-bridge"), log: o.Logger, o: o}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("kyma-bridge").
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(o.MaxConcurrentReconciles, 1)}).
+		For(kyma).
+		Complete(r)
+}
+
+type reconciler struct {
+	kube     client.Client
+	recorder record.EventRecorder
+	log      logging.Logger
+	o        Options
+}
+
+func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	kyma := &metav1.PartialObjectMetadata{}
+	kyma.SetGroupVersionKind(KymaGroupVersionKind)
+	if err := r.kube.Get(ctx, req.NamespacedName, kyma); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if kyma.GetDeletionTimestamp() != nil {
+		// Garbage collection deletes the EventingAuth it controls.
+		return ctrl.Result{}, nil
+	}
+	err := r.kube.Apply(ctx, client.ApplyConfigurationFromUnstructured(Desired(kyma)), client.FieldOwner(fieldOwner), client.ForceOwnership)
+	switch {
+	case meta.IsNoMatchError(err) || kerrors.IsNotFound(err) && isMissingKind(err):
+		r.recorder.Event(kyma, corev1.EventTypeWarning, reasonDefinitionMissing,
+			fmt.Sprintf("Cannot create EventingAuth %s/%s: the kind %s is not installed; install the configuration-eventing-auth package (its XRD). Retrying every %s.",
+				kyma.GetNamespace(), kyma.GetName(), EventingAuthGroupVersionKind.GroupKind(), r.o.Retry))
+		return ctrl.Result{RequeueAfter: r.o.Retry}, nil
+	case err != nil:
+		r.recorder.Event(kyma, corev1.EventTypeWarning, reasonCannotApply, fmt.Sprintf("Cannot create or update EventingAuth %s/%s: %v", kyma.GetNamespace(), kyma.GetName(), err))
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: r.o.Resync}, nil
+}
+
+// isMissingKind tells a 404 for the whole resource type (the API server does not
+// serve it yet) from a 404 for an object.
+func isMissingKind(err error) bool {
+	var s kerrors.APIStatus
+	if !errors.As(err, &s) {
+		return false
+	}
+	d := s.Status().Details
+	return d == nil || d.Name == ""
+}
+
+// Desired is the EventingAuth for a Kyma CR, as the bridge applies it.
+func Desired(kyma client.Object) *unstructured.Unstructured {
+	xr := &unstructured.Unstructured{}
+	xr.SetGroupVersionKind(EventingAuthGroupVersionKind)
+	xr.SetName(kyma.GetName())
+	xr.SetNamespace(kyma.GetNamespace())
+	controller := true
+	xr.SetOwnerReferences([]metav1.OwnerReference{{
+		APIVersion: KymaGroupVersionKind.GroupVersion().String(),
+		Kind:       KymaGroupVersionKind.Kind,
+		Name:       kyma.GetName(),
+		UID:        kyma.GetUID(),
+		Controller: &controller,
+	}})
+	spec := map[string]any{"runtimeId": kyma.GetName()}
+	if ga := kyma.GetLabels()[LabelGlobalAccount]; ga != "" {
+		spec["globalAccount"] = ga
+	}
+	xr.Object["spec"] = spec
+	return xr
+}
