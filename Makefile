@@ -4,7 +4,7 @@ GO ?= go
 # kube-apiserver, etcd and kubectl built from the Go module proxy (see hack/envtest-assets.sh).
 ENVTEST_ASSETS = $(shell hack/envtest-assets.sh)
 
-.PHONY: all build generate vet test reviewable local-run envtest-assets clean
+.PHONY: all build generate vet test reviewable local-run envtest-assets crossplane-tools xpkg e2e clean
 
 all: build
 
@@ -21,9 +21,15 @@ vet:
 envtest-assets: ## Build the local control plane binaries (cached outside the repo).
 	@hack/envtest-assets.sh
 
-test: ## Unit tests, then integration tests against a real kube-apiserver + etcd and the IAS simulator.
-	@assets="$$(hack/envtest-assets.sh)" && \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) test ./... -count=1 -timeout 20m
+crossplane-tools: ## Build the Crossplane CLI, core, crane and the composition functions (cached outside the repo).
+	@hack/crossplane-tools.sh
+
+xpkg: ## Build the provider and Configuration packages offline into _output/xpkg.
+	@hack/xpkg.sh
+
+test: ## Unit tests, integration tests (real kube-apiserver + etcd, the IAS simulator), composition render, validation and package checks.
+	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && xpkg="$$(hack/xpkg.sh)" && \
+	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" XPKG_DIR="$$xpkg" $(GO) test ./... -count=1 -timeout 20m
 
 reviewable: generate vet test ## What a change must pass before review.
 	@git diff --exit-code -- apis package internal/clients/ias/api || { echo "generated files are stale: commit the output of 'make generate'"; exit 1; }
