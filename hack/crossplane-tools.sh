@@ -15,9 +15,11 @@ sum=$(cat "$here"/crossplane/go.{mod,sum} "$here"/crossplane-core/go.{mod,sum} <
 cache_root=${XPKG_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-eventing-auth/crossplane}
 out="$cache_root/$sum"
 bins=(crossplane crane crossplane-core function-go-templating function-auto-ready)
+# Crossplane's own CRDs come along, for running core against a local API server.
 
 complete=true
 for b in "${bins[@]}"; do [[ -x "$out/$b" ]] || complete=false; done
+[[ -d "$out/crds" ]] || complete=false
 if $complete; then
   echo "$out"
   exit 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver, etcd and kubectl from the Go module proxy (no Docker, no
+# Builds kube-apiserver, etcd, kubectl and kube-controller-manager from the Go module proxy (no Docker, no
 # release downloads) into a cache outside the repo and prints the directory, for
 # KUBEBUILDER_ASSETS. A second run with the same versions and go.sum is a no-op.
 set -euo pipefail
@@ -12,7 +12,7 @@ sum=$(sha256sum "$mod/go.mod" "$mod/go.sum" | sha256sum | cut -c1-12)
 cache_root=${ENVTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-eventing-auth/envtest}
 out="$cache_root/k8s-$k8s_version-etcd-$etcd_version-$sum"
 
-if [[ -x "$out/kube-apiserver" && -x "$out/etcd" && -x "$out/kubectl" ]]; then
+if [[ -x "$out/kube-apiserver" && -x "$out/etcd" && -x "$out/kubectl" && -x "$out/kube-controller-manager" ]]; then
   echo "$out"
   exit 0
 fi
@@ -23,9 +23,10 @@ export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOTOOLCHAIN=local
 v=k8s.io/component-base/version
 ldflags="-s -w -X $v.gitVersion=$k8s_version -X $v.gitMajor=1 -X $v.gitMinor=35"
 cd "$mod"
-echo "building kube-apiserver $k8s_version, kubectl and etcd $etcd_version (first time: several minutes)" >&2
+echo "building kube-apiserver $k8s_version, kubectl, kube-controller-manager and etcd $etcd_version (first time: several minutes)" >&2
 go build -trimpath -ldflags "$ldflags" -o "$out.tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
 go build -trimpath -ldflags "$ldflags" -o "$out.tmp/kubectl" k8s.io/kubernetes/cmd/kubectl
+go build -trimpath -ldflags "$ldflags" -o "$out.tmp/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager
 go build -trimpath -ldflags "-s -w" -o "$out.tmp/etcd" go.etcd.io/etcd/server/v3
 rm -rf "$out" && mv "$out.tmp" "$out"
 echo "$out"

@@ -1,0 +1,101 @@
+package localstack
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// process is a program the stack started, logging into the work directory.
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	log  string
+}
+
+// start runs a program with its output in <work>/<name>.log.
+func (s *Stack) start(name string, env []string, bin string, args ...string) (*process, error) {
+	log := filepath.Join(s.Work, name+".log")
+	f, err := os.Create(log)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("cannot start %s: %w", name, err)
+	}
+	p := &process{name: name, cmd: cmd, log: log}
+	s.procs = append(s.procs, p)
+	go func() { _ = cmd.Wait(); _ = f.Close() }()
+	return p, nil
+}
+
+// stop ends a process and waits for it.
+func (p *process) stop() {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+	}
+}
+
+// Tail is the end of a process's log, for error messages.
+func (p *process) Tail() string {
+	b, _ := os.ReadFile(p.log)
+	if len(b) > 3000 {
+		b = b[len(b)-3000:]
+	}
+	return string(b)
+}
+
+// freeAddr returns a loopback address no one listens on.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// waitListening waits until something accepts connections at addr.
+func waitListening(ctx context.Context, p *process, addr string) error {
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = c.Close()
+			return nil
+		}
+		if p.cmd.ProcessState != nil {
+			return fmt.Errorf("%s exited: %s", p.name, p.Tail())
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not listen on %s: %w\n%s", p.name, addr, ctx.Err(), p.Tail())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// waitFor polls cond until it holds, fails or ctx ends.
+func waitFor(ctx context.Context, what string, cond func() (bool, error)) error {
+	for {
+		ok, err := cond()
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w", what, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,375 @@
+// Package localstack runs the whole of provider-eventing-auth on this machine:
+// a management control plane with Crossplane core, kube-controller-manager's
+// garbage collector and the composition functions as local processes, a second
+// control plane as the Kyma runtime, the IAS simulator, and the provider. The
+// e2e test and `make local-run` use it. Everything is built from the Go module
+// proxy; nothing runs in containers.
+package localstack
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+)
+
+// Namespaces of the stack.
+const (
+	CrossplaneNamespace = "crossplane-system"
+	KCPNamespace        = "kcp-system"
+)
+
+// Options of the stack.
+type Options struct {
+	// Root is the repository's root directory.
+	Root string
+	// Assets holds kube-apiserver, etcd, kubectl and kube-controller-manager.
+	Assets string
+	// Tools holds crossplane-core, the functions and Crossplane's CRDs.
+	Tools string
+	// Work receives kubeconfigs, certificates and every process's log.
+	Work string
+	// ProviderArgs are passed to the provider, e.g. a short --poll.
+	ProviderArgs []string
+}
+
+// Stack is a running local installation.
+type Stack struct {
+	Work string
+	// Kube and RuntimeKube are clients of the management cluster and the runtime;
+	// MgmtKubeconfig and RuntimeKubeconfig paths of admin kubeconfigs for them.
+	Kube, RuntimeKube                 client.Client
+	MgmtKubeconfig, RuntimeKubeconfig string
+	// RuntimeKubeconfigData is what goes into kubeconfig-<runtime ID>.
+	RuntimeKubeconfigData []byte
+	// Sim is the IAS tenant.
+	Sim *iassim.Running
+	// Provider is the provider's process.
+	Provider *process
+
+	o             Options
+	mgmt, runtime *envtest.Environment
+	procs         []*process
+}
+
+// Start brings the stack up; on failure what was started is stopped again.
+func Start(ctx context.Context, o Options) (s *Stack, err error) {
+	s = &Stack{Work: o.Work, o: o}
+	defer func() {
+		if err != nil {
+			s.Stop()
+		}
+	}()
+	steps := []struct {
+		what string
+		run  func(context.Context) error
+	}{
+		{"start the management cluster and the Kyma runtime", s.controlPlanes},
+		{"start kube-controller-manager's garbage collector", s.garbageCollector},
+		{"start the composition functions and Crossplane core", s.crossplane},
+		{"install the EventingAuth definition and composition", s.configuration},
+		{"start the IAS simulator and the provider", s.provider},
+	}
+	for _, st := range steps {
+		if err := st.run(ctx); err != nil {
+			return nil, fmt.Errorf("cannot %s: %w", st.what, err)
+		}
+	}
+	return s, nil
+}
+
+// Stop ends every process and control plane.
+func (s *Stack) Stop() {
+	for i := len(s.procs) - 1; i >= 0; i-- {
+		s.procs[i].stop()
+	}
+	if s.Sim != nil {
+		_ = s.Sim.Close()
+	}
+	for _, e := range []*envtest.Environment{s.mgmt, s.runtime} {
+		if e != nil {
+			_ = e.Stop()
+		}
+	}
+}
+
+func (s *Stack) controlPlanes(ctx context.Context) error {
+	s.mgmt = &envtest.Environment{
+		CRDDirectoryPaths: []string{
+			filepath.Join(s.o.Tools, "crds"),
+			filepath.Join(s.o.Root, "package", "crds"),
+			filepath.Join(s.o.Root, "test", "crds"),
+		},
+		ErrorIfCRDPathMissing: true,
+	}
+	s.runtime = &envtest.Environment{}
+	started := make(chan error, 1)
+	go func() { _, err := s.runtime.Start(); started <- err }()
+	_, err := s.mgmt.Start()
+	if rtErr := <-started; err == nil {
+		err = rtErr
+	}
+	if err != nil {
+		return err
+	}
+	var mgmtCfg, rtCfg *rest.Config
+	if s.MgmtKubeconfig, _, mgmtCfg, err = kubeconfig(s.mgmt, s.Work, "management"); err != nil {
+		return err
+	}
+	if s.RuntimeKubeconfig, s.RuntimeKubeconfigData, rtCfg, err = kubeconfig(s.runtime, s.Work, "runtime"); err != nil {
+		return err
+	}
+	scheme := kruntime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = apiextensionsv1.AddToScheme(scheme)
+	_ = apis.AddToScheme(scheme)
+	if s.Kube, err = client.New(mgmtCfg, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	if s.RuntimeKube, err = client.New(rtCfg, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	for _, ns := range []string{CrossplaneNamespace, KCPNamespace} {
+		if err := s.Kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kubeconfig writes an admin kubeconfig of env into dir.
+func kubeconfig(env *envtest.Environment, dir, name string) (string, []byte, *rest.Config, error) {
+	u, err := env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	kc, err := u.KubeConfig()
+	if err != nil {
+		return "", nil, nil, err
+	}
+	path := filepath.Join(dir, name+".kubeconfig")
+	return path, kc, u.Config(), os.WriteFile(path, kc, 0o600)
+}
+
+// garbageCollector runs kube-controller-manager with only the garbage collector,
+// which deletes an EventingAuth when its Kyma CR goes, and composed resources
+// with their EventingAuth.
+func (s *Stack) garbageCollector(ctx context.Context) error {
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	port := addr[strings.LastIndex(addr, ":")+1:]
+	p, err := s.start("kube-controller-manager", nil, filepath.Join(s.o.Assets, "kube-controller-manager"),
+		"--kubeconfig="+s.MgmtKubeconfig, "--controllers=garbagecollector", "--leader-elect=false",
+		"--bind-address=127.0.0.1", "--secure-port="+port, "--use-service-account-credentials=false",
+		"--authentication-kubeconfig="+s.MgmtKubeconfig, "--authorization-kubeconfig="+s.MgmtKubeconfig,
+		"--concurrent-gc-syncs=5")
+	if err != nil {
+		return err
+	}
+	return waitListening(ctx, p, addr)
+}
+
+// Functions of the Composition, by the names Crossplane gives dependencies.
+var functions = []struct{ name, binary, pkg string }{
+	{"crossplane-contrib-function-go-templating", "function-go-templating", "xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.12.3"},
+	{"crossplane-contrib-function-auto-ready", "function-auto-ready", "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0"},
+}
+
+// crossplane starts the functions over mTLS and Crossplane core with the
+// External package runtime: nothing is pulled, each FunctionRevision's endpoint
+// is set to a function running here, and the Usage webhook is registered by URL.
+func (s *Stack) crossplane(ctx context.Context) error {
+	ca, err := newCA()
+	if err != nil {
+		return err
+	}
+	certs := filepath.Join(s.Work, "certs")
+	for i, f := range functions {
+		dir := filepath.Join(certs, f.binary)
+		if err := ca.writeCerts(dir, f.binary, int64(10+i)); err != nil {
+			return err
+		}
+		addr, err := freeAddr()
+		if err != nil {
+			return err
+		}
+		p, err := s.start(f.binary, nil, filepath.Join(s.o.Tools, f.binary), "--address="+addr, "--tls-server-certs-dir="+dir)
+		if err != nil {
+			return err
+		}
+		if err := waitListening(ctx, p, addr); err != nil {
+			return err
+		}
+		if err := s.functionRevision(ctx, f.name, f.pkg, addr); err != nil {
+			return err
+		}
+	}
+	for i, d := range []string{"core-client", "core-server"} {
+		if err := ca.writeCerts(filepath.Join(certs, d), "crossplane", int64(2+i)); err != nil {
+			return err
+		}
+	}
+	var ports [3]string
+	for i := range ports {
+		a, err := freeAddr()
+		if err != nil {
+			return err
+		}
+		ports[i] = a[strings.LastIndex(a, ":")+1:]
+	}
+	webhook := "127.0.0.1:" + ports[0]
+	p, err := s.start("crossplane", []string{"KUBECONFIG=" + s.MgmtKubeconfig, "POD_NAMESPACE=" + CrossplaneNamespace},
+		filepath.Join(s.o.Tools, "crossplane-core"), "core", "start",
+		"--package-runtime=External",
+		"--tls-server-certs-dir="+filepath.Join(certs, "core-server"),
+		"--tls-client-certs-dir="+filepath.Join(certs, "core-client"),
+		"--webhook-port="+ports[0], "--metrics-port="+ports[1], "--health-probe-port="+ports[2],
+		"--xpkg-cache-dir="+filepath.Join(s.Work, "xpkg-cache"), "--xfn-cache-dir="+filepath.Join(s.Work, "xfn-cache"),
+		"--poll-interval=10s")
+	if err != nil {
+		return err
+	}
+	if err := waitListening(ctx, p, webhook); err != nil {
+		return err
+	}
+	return s.apply(ctx, fmt.Sprintf(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: crossplane-no-usages
+webhooks:
+- name: nousages.protection.crossplane.io
+  admissionReviewVersions: [v1]
+  clientConfig:
+    url: https://%s/validate-no-usages
+    caBundle: %s
+  failurePolicy: Fail
+  sideEffects: None
+  objectSelector:
+    matchLabels:
+      crossplane.io/in-use: "true"
+  rules:
+  - apiGroups: ["*"]
+    apiVersions: ["*"]
+    operations: [DELETE]
+    resources: ["*"]
+`, webhook, b64(ca.pem)))
+}
+
+// functionRevision records a function as installed and active at addr.
+func (s *Stack) functionRevision(ctx context.Context, name, pkg, addr string) error {
+	rev := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "pkg.crossplane.io/v1",
+		"kind":       "FunctionRevision",
+		"metadata":   map[string]any{"name": name + "-local", "labels": map[string]any{"pkg.crossplane.io/package": name}},
+		"spec": map[string]any{
+			"desiredState": "Active", "package": pkg, "revision": int64(1),
+			"ignoreCrossplaneConstraints": true, "skipDependencyResolution": true,
+		},
+	}}
+	if err := s.Kube.Create(ctx, rev); err != nil {
+		return err
+	}
+	rev.Object["status"] = map[string]any{"endpoint": addr}
+	return s.Kube.Status().Update(ctx, rev)
+}
+
+// configuration installs the XRD and the Composition of the Configuration
+// package, and waits until Crossplane serves EventingAuth.
+func (s *Stack) configuration(ctx context.Context) error {
+	for _, f := range []string{"definition.yaml", "composition.yaml"} {
+		b, err := os.ReadFile(filepath.Join(s.o.Root, "package", "configuration", f))
+		if err != nil {
+			return err
+		}
+		if err := s.apply(ctx, string(b)); err != nil {
+			return err
+		}
+	}
+	return waitFor(ctx, "EventingAuth is not served", func() (bool, error) {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		err := s.Kube.Get(ctx, client.ObjectKey{Name: "eventingauths.composite.eventingauth.kyma-project.io"}, crd)
+		if err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		for _, c := range crd.Status.Conditions {
+			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// provider starts the IAS simulator, writes the IAS credentials and the default
+// ClusterProviderConfig, and runs the provider binary.
+func (s *Stack) provider(ctx context.Context) error {
+	password := fmt.Sprintf("local-%d", time.Now().UnixNano())
+	sim, err := iassim.New(iassim.Options{Username: "admin", Password: password}).Serve("127.0.0.1:0", false)
+	if err != nil {
+		return err
+	}
+	s.Sim = sim
+	creds := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "eventing-auth-ias-creds", Namespace: KCPNamespace},
+		StringData: map[string]string{"username": "admin", "password": password, "url": sim.URL}}
+	if err := s.Kube.Create(ctx, creds); err != nil {
+		return err
+	}
+	if err := s.apply(ctx, fmt.Sprintf(`
+apiVersion: eventingauth.kyma-project.io/v1alpha1
+kind: ClusterProviderConfig
+metadata:
+  name: default
+spec:
+  credentials:
+    source: Secret
+    secretRef: {name: eventing-auth-ias-creds, namespace: %s}
+`, KCPNamespace)); err != nil {
+		return err
+	}
+	bin := filepath.Join(s.Work, "provider")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/provider")
+	build.Dir = s.o.Root
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("cannot build the provider: %v\n%s", err, out)
+	}
+	args := append([]string{"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0"}, s.o.ProviderArgs...)
+	s.Provider, err = s.start("provider", []string{"KUBECONFIG=" + s.MgmtKubeconfig}, bin, args...)
+	return err
+}
+
+// apply creates the objects of a YAML stream.
+func (s *Stack) apply(ctx context.Context, stream string) error {
+	for _, doc := range strings.Split(stream, "\n---") {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			return err
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		if err := s.Kube.Create(ctx, u); err != nil {
+			return fmt.Errorf("cannot create %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+//go:build e2e
+
+// Package e2e runs the whole flow on this machine: Crossplane core, the
+// composition functions, kube-controller-manager's garbage collector, the
+// provider and the IAS simulator as local processes against two local API
+// servers. Run by `make e2e`.
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
+)
+
+const runtimeID = "3f1e2d4c-5b6a-4789-8c0d-e2e000000001"
+
+func TestKymaToRuntimeSecretAndBack(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	s, err := localstack.Start(ctx, localstack.Options{
+		Root: root, Assets: os.Getenv("KUBEBUILDER_ASSETS"), Tools: os.Getenv("CROSSPLANE_TOOLS"),
+		Work: t.TempDir(), ProviderArgs: []string{"--poll=10s", "--debug"},
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer s.Stop()
+	defer func() {
+		if t.Failed() {
+			t.Logf("logs are in %s; provider log tail:\n%s", s.Work, s.Provider.Tail())
+		}
+	}()
+	const timeout, interval = 2 * time.Minute, 250 * time.Millisecond
+
+	// The runtime exists: its kyma-system namespace and its kubeconfig Secret.
+	g.Expect(s.RuntimeKube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kyma-system"}})).To(Succeed())
+	g.Expect(s.Kube.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + runtimeID, Namespace: localstack.KCPNamespace},
+		Data:       map[string][]byte{"config": s.RuntimeKubeconfigData},
+	})).To(Succeed())
+
+	kyma := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"channel": "regular"}}}
+	kyma.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
+	kyma.SetNamespace(localstack.KCPNamespace)
+	kyma.SetName(runtimeID)
+	kyma.SetLabels(map[string]string{kymabridge.LabelGlobalAccount: "ga-e2e"})
+	g.Expect(s.Kube.Create(ctx, kyma)).To(Succeed())
+
+	// Kyma CR -> a Ready EventingAuth -> an app in IAS and the Secret on the runtime.
+	xr := &unstructured.Unstructured{}
+	xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+	key := client.ObjectKey{Namespace: localstack.KCPNamespace, Name: runtimeID}
+	g.Eventually(func(g Gomega) {
+		g.Expect(s.Kube.Get(ctx, key, xr)).To(Succeed())
+		g.Expect(condition(xr, "Ready")).To(Equal("True"), "EventingAuth conditions: %v", xr.Object["status"])
+	}, timeout, interval).Should(Succeed())
+	apps := s.Sim.AppsNamed(runtimeID)
+	g.Expect(apps).To(HaveLen(1))
+	g.Expect(apps[0].GlobalAccount).To(Equal("ga-e2e"))
+	conn := &corev1.Secret{}
+	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Namespace: localstack.KCPNamespace, Name: runtimeID + "-ias"}, conn)).To(Succeed())
+	onRuntime := &corev1.Secret{}
+	g.Eventually(func(g Gomega) {
+		g.Expect(s.RuntimeKube.Get(ctx, client.ObjectKey{Namespace: "kyma-system", Name: "eventing-webhook-auth"}, onRuntime)).To(Succeed())
+		g.Expect(onRuntime.Data).To(Equal(conn.Data))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(string(onRuntime.Data["client_id"])).To(Equal(apps[0].ClientID))
+
+	// Kyma CR deleted -> the EventingAuth goes; the RuntimeSecret (and the Secret
+	// on the runtime) before the IASApplication (and the app in IAS).
+	app := &iasv1alpha1.IASApplication{}
+	rs := &runtimev1alpha1.RuntimeSecret{}
+	g.Expect(s.Kube.Get(ctx, key, app)).To(Succeed())
+	g.Expect(s.Kube.Get(ctx, key, rs)).To(Succeed())
+	g.Expect(s.Kube.Delete(ctx, kyma)).To(Succeed())
+	var rsGone, appGone time.Time
+	g.Eventually(func(g Gomega) {
+		now := time.Now()
+		if rsGone.IsZero() && kerrors.IsNotFound(s.Kube.Get(ctx, key, &runtimev1alpha1.RuntimeSecret{})) {
+			rsGone = now
+		}
+		if appGone.IsZero() && kerrors.IsNotFound(s.Kube.Get(ctx, key, &iasv1alpha1.IASApplication{})) {
+			appGone = now
+		}
+		g.Expect(rsGone.IsZero() || appGone.IsZero()).To(BeFalse(), "RuntimeSecret gone: %v, IASApplication gone: %v", !rsGone.IsZero(), !appGone.IsZero())
+	}, timeout, 50*time.Millisecond).Should(Succeed())
+	g.Expect(appGone.After(rsGone)).To(BeTrue(), "the IASApplication went before the RuntimeSecret")
+	err = s.RuntimeKube.Get(ctx, client.ObjectKey{Namespace: "kyma-system", Name: "eventing-webhook-auth"}, &corev1.Secret{})
+	g.Expect(kerrors.IsNotFound(err)).To(BeTrue(), "the Secret is still on the runtime: %v", err)
+	g.Expect(s.Sim.AppsNamed(runtimeID)).To(BeEmpty())
+	g.Eventually(func() bool { return kerrors.IsNotFound(s.Kube.Get(ctx, key, xr)) }, timeout, interval).Should(BeTrue())
+}
+
+// condition returns the status of a condition of an unstructured object.
+func condition(u *unstructured.Unstructured, t string) string {
+	cs, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range cs {
+		if m, ok := c.(map[string]any); ok && m["type"] == t {
+			s, _ := m["status"].(string)
+			return s
+		}
+	}
+	return ""
+}
