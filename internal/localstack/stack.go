@@ -70,13 +70,8 @@ type Stack struct {
 }
 
 // Start brings the stack up; on failure what was started is stopped again.
-func Start(ctx context.Context, o Options) (s *Stack, err error) {
-	s = &Stack{Work: o.Work, o: o}
-	defer func() {
-		if err != nil {
-			s.Stop()
-		}
-	}()
+func Start(ctx context.Context, o Options) (*Stack, error) {
+	s := &Stack{Work: o.Work, o: o}
 	steps := []struct {
 		what string
 		run  func(context.Context) error
@@ -89,7 +84,8 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 	}
 	for _, st := range steps {
 		if err := st.run(ctx); err != nil {
-			return nil, fmt.Errorf("cannot %s: %w", st.what, err)
+			s.Stop()
+			return nil, fmt.Errorf("cannot %s: %w (logs in %s)", st.what, err, s.Work)
 		}
 	}
 	return s, nil
@@ -212,7 +208,7 @@ func (s *Stack) crossplane(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		p, err := s.start(f.binary, nil, filepath.Join(s.o.Tools, f.binary), "--address="+addr, "--tls-server-certs-dir="+dir)
+		p, err := s.start(f.binary, []string{"TLS_SERVER_CERTS_DIR=" + dir}, filepath.Join(s.o.Tools, f.binary), "--address="+addr)
 		if err != nil {
 			return err
 		}
@@ -282,14 +278,14 @@ func (s *Stack) functionRevision(ctx context.Context, name, pkg, addr string) er
 		"kind":       "FunctionRevision",
 		"metadata":   map[string]any{"name": name + "-local", "labels": map[string]any{"pkg.crossplane.io/package": name}},
 		"spec": map[string]any{
-			"desiredState": "Active", "package": pkg, "revision": int64(1),
+			"desiredState": "Active", "image": pkg, "package": pkg, "revision": int64(1),
 			"ignoreCrossplaneConstraints": true, "skipDependencyResolution": true,
 		},
 	}}
 	if err := s.Kube.Create(ctx, rev); err != nil {
 		return err
 	}
-	rev.Object["status"] = map[string]any{"endpoint": addr}
+	rev.Object["status"] = map[string]any{"endpoint": addr, "capabilities": []any{"composition"}}
 	return s.Kube.Status().Update(ctx, rev)
 }
 

@@ -84,8 +84,14 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	// on the runtime) before the IASApplication (and the app in IAS).
 	app := &iasv1alpha1.IASApplication{}
 	rs := &runtimev1alpha1.RuntimeSecret{}
-	g.Expect(s.Kube.Get(ctx, key, app)).To(Succeed())
 	g.Expect(s.Kube.Get(ctx, key, rs)).To(Succeed())
+	// The Usage is in force: Crossplane marked the IASApplication, so its
+	// webhook refuses to delete it while the RuntimeSecret exists.
+	g.Eventually(func(g Gomega) {
+		g.Expect(s.Kube.Get(ctx, key, app)).To(Succeed())
+		g.Expect(app.GetLabels()).To(HaveKeyWithValue("crossplane.io/in-use", "true"))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(s.Kube.Delete(ctx, app)).NotTo(Succeed(), "an IASApplication in use was deleted")
 	g.Expect(s.Kube.Delete(ctx, kyma)).To(Succeed())
 	var rsGone, appGone time.Time
 	g.Eventually(func(g Gomega) {
