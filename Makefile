@@ -38,9 +38,9 @@ e2e: ## The whole flow with Crossplane core, functions, the garbage collector, t
 reviewable: generate vet test ## What a change must pass before review.
 	@git diff --exit-code -- apis package internal/clients/ias/api || { echo "generated files are stale: commit the output of 'make generate'"; exit 1; }
 
-local-run: ## Run the provider end to end on this machine: local management cluster and runtime, IAS simulator, an IASApplication and a RuntimeSecret.
-	@assets="$$(hack/envtest-assets.sh)" && \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./cluster/local
+local-run: ## The whole flow on this machine: a Kyma CR becomes a Ready EventingAuth, an IAS app and the runtime's Secret; deleting it removes them.
+	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && \
+	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" $(GO) run ./cluster/local
 
 clean:
 	rm -rf bin

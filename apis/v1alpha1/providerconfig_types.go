@@ -94,7 +94,7 @@ type ProviderConfigStatus struct {
 // tenant.
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:printcolumn:name="SECRET-NAME",type="string",JSONPath=".spec.credentials.secretRef.name",priority=1
-// +kubebuilder:resource:scope=Namespaced,categories={crossplane,provider,eventingauth}
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,provider,eventing-auth}
 // +kubebuilder:subresource:status
 type ProviderConfig struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -120,7 +120,7 @@ type ProviderConfigList struct {
 // otherwise.
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:printcolumn:name="SECRET-NAME",type="string",JSONPath=".spec.credentials.secretRef.name",priority=1
-// +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,eventingauth}
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,eventing-auth}
 // +kubebuilder:subresource:status
 type ClusterProviderConfig struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -77,9 +77,10 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		run  func(context.Context) error
 	}{
 		{"start the management cluster and the Kyma runtime", s.controlPlanes},
-		{"start kube-controller-manager's garbage collector", s.garbageCollector},
 		{"start the composition functions and Crossplane core", s.crossplane},
 		{"install the EventingAuth definition and composition", s.configuration},
+		// After the XRD: the collector learns new kinds only every 30s.
+		{"start kube-controller-manager's garbage collector", s.garbageCollector},
 		{"start the IAS simulator and the provider", s.provider},
 	}
 	for _, st := range steps {

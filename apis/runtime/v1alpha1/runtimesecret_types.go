@@ -120,7 +120,7 @@ type RuntimeSecretStatus struct {
 // +kubebuilder:printcolumn:name="TARGET",type="string",JSONPath=".status.atProvider.namespacedName"
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,eventingauth}
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,eventing-auth}
 type RuntimeSecret struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

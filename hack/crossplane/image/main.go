@@ -85,4 +85,3 @@ func build(binary, caBundle, tag, out string) error {
 	}
 	return tarball.WriteToFile(out, ref, img)
 }
-
