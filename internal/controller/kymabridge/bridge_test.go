@@ -1,0 +1,36 @@
+package kymabridge
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func TestDesired(t *testing.T) {
+	cases := map[string]struct {
+		labels map[string]string
+		spec   map[string]any
+	}{
+		"WithGlobalAccount": {map[string]string{LabelGlobalAccount: "ga-1"}, map[string]any{"runtimeId": "rt-1", "globalAccount": "ga-1"}},
+		"NoLabel":           {nil, map[string]any{"runtimeId": "rt-1"}},
+		"EmptyLabel":        {map[string]string{LabelGlobalAccount: ""}, map[string]any{"runtimeId": "rt-1"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			kyma := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "rt-1", Namespace: "kcp-system", UID: types.UID("u-1"), Labels: tc.labels}}
+			xr := Desired(kyma)
+			if xr.GroupVersionKind() != EventingAuthGroupVersionKind || xr.GetName() != "rt-1" || xr.GetNamespace() != "kcp-system" {
+				t.Errorf("wrong identity: %s %s/%s", xr.GroupVersionKind(), xr.GetNamespace(), xr.GetName())
+			}
+			if diff := cmp.Diff(tc.spec, xr.Object["spec"]); diff != "" {
+				t.Errorf("spec: -want +got:\n%s", diff)
+			}
+			owner := metav1.GetControllerOf(xr)
+			if owner == nil || owner.UID != "u-1" || owner.Kind != "Kyma" || owner.APIVersion != "operator.kyma-project.io/v1beta2" {
+				t.Errorf("controller reference %+v", owner)
+			}
+		})
+	}
+}
