@@ -19,7 +19,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -66,23 +65,13 @@ func run() error {
 	fmt.Println("    Installed: the provider's CRDs, the EventingAuth XRD and its Composition, ClusterProviderConfig default")
 
 	step("The runtime %s: namespace kyma-system there, its kubeconfig in Secret %s/kubeconfig-%s here", runtimeID, localstack.KCPNamespace, runtimeID)
-	if err := s.RuntimeKube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kyma-system"}}); err != nil {
-		return err
-	}
-	if err := s.Kube.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + runtimeID, Namespace: localstack.KCPNamespace},
-		Data:       map[string][]byte{"config": s.RuntimeKubeconfigData},
-	}); err != nil {
+	if err := s.AddRuntime(ctx, runtimeID); err != nil {
 		return err
 	}
 
 	step("Creating the Kyma CR %s/%s (global account ga-local), as the lifecycle manager would", localstack.KCPNamespace, runtimeID)
-	kyma := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"channel": "regular"}}}
-	kyma.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
-	kyma.SetNamespace(localstack.KCPNamespace)
-	kyma.SetName(runtimeID)
-	kyma.SetLabels(map[string]string{kymabridge.LabelGlobalAccount: "ga-local"})
-	if err := s.Kube.Create(ctx, kyma); err != nil {
+	kyma, err := s.CreateKyma(ctx, runtimeID, "ga-local")
+	if err != nil {
 		return err
 	}
 	xr := &unstructured.Unstructured{}
@@ -92,7 +81,7 @@ func run() error {
 		if err := s.Kube.Get(ctx, key, xr); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
-		return ready(xr), nil
+		return localstack.Condition(xr, "Ready") == "True", nil
 	}); err != nil {
 		return fmt.Errorf("the EventingAuth did not become Ready: %w (provider log: %s)", err, s.Provider.Tail())
 	}
@@ -136,17 +125,6 @@ func run() error {
 	kubectl(s.MgmtKubeconfig, "get", "kymas,eventingauths.composite.eventingauth.kyma-project.io,iasapplications,runtimesecrets,usages.protection.crossplane.io", "-n", localstack.KCPNamespace)
 	step("Done: everything started here is stopped and removed")
 	return nil
-}
-
-// ready tells whether an object's Ready condition is True.
-func ready(u *unstructured.Unstructured) bool {
-	cs, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, c := range cs {
-		if m, ok := c.(map[string]any); ok && m["type"] == "Ready" && m["status"] == "True" {
-			return true
-		}
-	}
-	return false
 }
 
 func waitFor(ctx context.Context, cond func() (bool, error)) error {

@@ -16,7 +16,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -47,18 +46,9 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	const timeout, interval = 2 * time.Minute, 250 * time.Millisecond
 
 	// The runtime exists: its kyma-system namespace and its kubeconfig Secret.
-	g.Expect(s.RuntimeKube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kyma-system"}})).To(Succeed())
-	g.Expect(s.Kube.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + runtimeID, Namespace: localstack.KCPNamespace},
-		Data:       map[string][]byte{"config": s.RuntimeKubeconfigData},
-	})).To(Succeed())
-
-	kyma := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"channel": "regular"}}}
-	kyma.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
-	kyma.SetNamespace(localstack.KCPNamespace)
-	kyma.SetName(runtimeID)
-	kyma.SetLabels(map[string]string{kymabridge.LabelGlobalAccount: "ga-e2e"})
-	g.Expect(s.Kube.Create(ctx, kyma)).To(Succeed())
+	g.Expect(s.AddRuntime(ctx, runtimeID)).To(Succeed())
+	kyma, err := s.CreateKyma(ctx, runtimeID, "ga-e2e")
+	g.Expect(err).NotTo(HaveOccurred())
 
 	// Kyma CR -> a Ready EventingAuth -> an app in IAS and the Secret on the runtime.
 	xr := &unstructured.Unstructured{}
@@ -66,7 +56,7 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	key := client.ObjectKey{Namespace: localstack.KCPNamespace, Name: runtimeID}
 	g.Eventually(func(g Gomega) {
 		g.Expect(s.Kube.Get(ctx, key, xr)).To(Succeed())
-		g.Expect(condition(xr, "Ready")).To(Equal("True"), "EventingAuth conditions: %v", xr.Object["status"])
+		g.Expect(localstack.Condition(xr, "Ready")).To(Equal("True"), "EventingAuth conditions: %v", xr.Object["status"])
 	}, timeout, interval).Should(Succeed())
 	apps := s.Sim.AppsNamed(runtimeID)
 	g.Expect(apps).To(HaveLen(1))
@@ -109,16 +99,4 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	g.Expect(kerrors.IsNotFound(err)).To(BeTrue(), "the Secret is still on the runtime: %v", err)
 	g.Expect(s.Sim.AppsNamed(runtimeID)).To(BeEmpty())
 	g.Eventually(func() bool { return kerrors.IsNotFound(s.Kube.Get(ctx, key, xr)) }, timeout, interval).Should(BeTrue())
-}
-
-// condition returns the status of a condition of an unstructured object.
-func condition(u *unstructured.Unstructured, t string) string {
-	cs, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, c := range cs {
-		if m, ok := c.(map[string]any); ok && m["type"] == t {
-			s, _ := m["status"].(string)
-			return s
-		}
-	}
-	return ""
 }
