@@ -4,7 +4,7 @@ GO ?= go
 # kube-apiserver, etcd and kubectl built from the Go module proxy (see hack/envtest-assets.sh).
 ENVTEST_ASSETS = $(shell hack/envtest-assets.sh)
 
-.PHONY: all build generate vet test reviewable local-run envtest-assets crossplane-tools xpkg e2e clean
+.PHONY: all build generate vet test bench reviewable local-run envtest-assets crossplane-tools xpkg e2e clean
 
 all: build
 
@@ -30,6 +30,11 @@ xpkg: ## Build the provider and Configuration packages offline into _output/xpkg
 test: ## Unit tests, integration tests (real kube-apiserver + etcd, the IAS simulator), composition render, validation and package checks.
 	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && xpkg="$$(hack/xpkg.sh)" && \
 	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" XPKG_DIR="$$xpkg" $(GO) test ./... -count=1 -timeout 20m
+
+bench: ## Benchmarks that print figures: client cache and comparison costs, then 200 IASApplications and 100 runtimes on the envtest control planes.
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+	@assets="$$(hack/envtest-assets.sh)" && \
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./test/integration
 
 e2e: ## The whole flow with Crossplane core, functions, the garbage collector, the provider and the IAS simulator as local processes.
 	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && \

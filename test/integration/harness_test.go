@@ -233,7 +233,7 @@ type tenant struct {
 }
 
 // newNamespace creates a namespace for one test.
-func newNamespace(t *testing.T) string {
+func newNamespace(t testing.TB) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "t-"}}
 	NewWithT(t).Expect(k8s.Create(context.Background(), ns)).To(Succeed())
@@ -241,7 +241,7 @@ func newNamespace(t *testing.T) string {
 }
 
 // newTenant starts a simulator and a ProviderConfig "ias" for it in namespace ns.
-func newTenant(t *testing.T, ns string, opts iassim.Options) *tenant {
+func newTenant(t testing.TB, ns string, opts iassim.Options) *tenant {
 	t.Helper()
 	g := NewWithT(t)
 	if opts.Password == "" {
@@ -262,7 +262,7 @@ func newTenant(t *testing.T, ns string, opts iassim.Options) *tenant {
 	return tn
 }
 
-func (tn *tenant) writeCreds(t *testing.T, data map[string]string) {
+func (tn *tenant) writeCreds(t testing.TB, data map[string]string) {
 	t.Helper()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: tn.secret, Namespace: tn.ns}}
 	_, err := ctrl.CreateOrUpdate(context.Background(), k8s, s, func() error {
@@ -304,7 +304,7 @@ func condition(g Gomega, a managedObject, ct xpv2.ConditionType) (corev1.Conditi
 }
 
 // waitReady waits until the resource is Ready and Synced.
-func waitReady(t *testing.T, a managedObject) {
+func waitReady(t testing.TB, a managedObject) {
 	t.Helper()
 	g := NewWithT(t)
 	g.Eventually(func(g Gomega) {

@@ -25,7 +25,7 @@ var addUser sync.Mutex
 
 // newKubeconfig returns a kubeconfig of a new user with full access to env's API
 // server, with inline client certificate data, and records its secret parts.
-func newKubeconfig(t *testing.T, env *envtest.Environment, user string) []byte {
+func newKubeconfig(t testing.TB, env *envtest.Environment, user string) []byte {
 	t.Helper()
 	g := NewWithT(t)
 	addUser.Lock()
@@ -40,7 +40,7 @@ func newKubeconfig(t *testing.T, env *envtest.Environment, user string) []byte {
 
 // addKubeconfig records what of a kubeconfig must never show: its credentials
 // as they stand in the file, and a line of the decoded key.
-func (l *secretLedger) addKubeconfig(t *testing.T, kc []byte) {
+func (l *secretLedger) addKubeconfig(t testing.TB, kc []byte) {
 	cfg, err := clientcmd.Load(kc)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	var parts []string
@@ -57,14 +57,14 @@ func (l *secretLedger) addKubeconfig(t *testing.T, kc []byte) {
 }
 
 // putKubeconfig writes the kubeconfig Secret of a runtime into namespace ns.
-func putKubeconfig(t *testing.T, ns, runtimeID string, kc []byte) {
+func putKubeconfig(t testing.TB, ns, runtimeID string, kc []byte) {
 	t.Helper()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + runtimeID, Namespace: ns}, Data: map[string][]byte{"config": kc}}
 	NewWithT(t).Expect(k8s.Create(ctx, s)).To(Succeed())
 }
 
 // putCredentials writes a credentials Secret with the four keys.
-func putCredentials(t *testing.T, ns, name, clientSecret string) map[string][]byte {
+func putCredentials(t testing.TB, ns, name, clientSecret string) map[string][]byte {
 	t.Helper()
 	data := map[string][]byte{
 		"client_id": []byte("client-" + name), "client_secret": []byte(clientSecret),
@@ -77,7 +77,7 @@ func putCredentials(t *testing.T, ns, name, clientSecret string) map[string][]by
 }
 
 // newRuntimeNamespace creates a namespace on a runtime for one test's targets.
-func newRuntimeNamespace(t *testing.T, c client.Client, name string) {
+func newRuntimeNamespace(t testing.TB, c client.Client, name string) {
 	t.Helper()
 	NewWithT(t).Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
 }
@@ -103,7 +103,7 @@ func onRuntime(g Gomega, c client.Client, ns, name string) *corev1.Secret {
 
 // expectOnRuntime waits until the runtime's Secret holds exactly data, as a
 // managed Opaque Secret.
-func expectOnRuntime(t *testing.T, c client.Client, ns, name string, data map[string][]byte) {
+func expectOnRuntime(t testing.TB, c client.Client, ns, name string, data map[string][]byte) {
 	t.Helper()
 	NewWithT(t).Eventually(func(g Gomega) {
 		s := onRuntime(g, c, ns, name)

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -241,16 +240,37 @@ func testRuntimeStoppedAndStarted(t *testing.T) {
 // cache of 10.
 func testManyRuntimes(t *testing.T) {
 	g := NewWithT(t)
+	f := manyRuntimes(t, 100)
+	g.Expect(f.peak).To(BeNumerically("<=", runtimeCacheSize), "the cache held more clients than its size")
+	g.Expect(runtimes.Stats().Len).To(BeNumerically("<=", runtimeCacheSize))
+	g.Expect(f.built).To(BeNumerically(">=", f.n), "every kubeconfig got its own client")
+	g.Expect(f.evicted).To(BeNumerically(">=", f.n-runtimeCacheSize))
+	t.Logf("%d RuntimeSecrets with distinct kubeconfigs, cache of %d: all Ready in %s; clients built %d, evicted %d, peak %d",
+		f.n, runtimeCacheSize, f.elapsed, f.built, f.evicted, f.peak)
+}
+
+// runtimeFigures are what manyRuntimes measured.
+type runtimeFigures struct {
+	n, built, evicted, peak int
+	elapsed                 time.Duration
+}
+
+// manyRuntimes creates n RuntimeSecrets, each with a kubeconfig of its own for
+// the shared runtime, and waits until all are Ready and their Secrets written.
+func manyRuntimes(t testing.TB, n int) runtimeFigures {
+	g := NewWithT(t)
 	ns := newNamespace(t)
 	newRuntimeNamespace(t, rt, ns)
-	data := putCredentials(t, ns, "creds", "many-client-secret-value")
-	const n = 100
+	data := putCredentials(t, ns, "creds", "many-client-secret-value-"+ns)
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = fmt.Sprintf("rt-many-%03d", i)
+		putKubeconfig(t, ns, ids[i], newKubeconfig(t, rtEnv, ns+"-"+ids[i]))
+	}
 	start := time.Now()
 	before := runtimes.Stats()
 	var all []*runtimev1alpha1.RuntimeSecret
-	for i := range n {
-		id := fmt.Sprintf("rt-many-%03d", i)
-		putKubeconfig(t, ns, id, newKubeconfig(t, rtEnv, id))
+	for _, id := range ids {
 		rs := runtimeSecret(ns, id, id, "creds")
 		rs.Spec.ForProvider.Target.Name = id
 		g.Expect(k8s.Create(ctx, rs)).To(Succeed())
@@ -259,15 +279,10 @@ func testManyRuntimes(t *testing.T) {
 	for _, rs := range all {
 		waitReady(t, rs)
 	}
-	elapsed := time.Since(start)
+	elapsed := time.Since(start).Round(100 * time.Millisecond)
 	for _, rs := range all {
 		expectOnRuntime(t, rt, ns, rs.Name, data)
 	}
 	st := runtimes.Stats()
-	g.Expect(st.Peak).To(BeNumerically("<=", runtimeCacheSize), "the cache held more clients than its size")
-	g.Expect(st.Len).To(BeNumerically("<=", runtimeCacheSize))
-	g.Expect(st.Built-before.Built).To(BeNumerically(">=", n), "every kubeconfig got its own client")
-	g.Expect(st.Evicted - before.Evicted).To(BeNumerically(">=", n-runtimeCacheSize))
-	fmt.Fprintf(os.Stderr, "%d RuntimeSecrets with distinct kubeconfigs, cache of %d: all Ready in %s; clients built %d, evicted %d, peak %d\n",
-		n, runtimeCacheSize, elapsed.Round(100*time.Millisecond), st.Built-before.Built, st.Evicted-before.Evicted, st.Peak)
+	return runtimeFigures{n: n, built: st.Built - before.Built, evicted: st.Evicted - before.Evicted, peak: st.Peak, elapsed: elapsed}
 }

@@ -1,6 +1,7 @@
 package pkg
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestExamplesValidate(t *testing.T) {
 		t.Fatalf("the examples do not validate: %v\n%s%s", err, out, stderr)
 	}
 	for _, kind := range []string{"ClusterProviderConfig", "IASApplication", "RuntimeSecret", "EventingAuth"} {
-		if !strings.Contains(out, "validated successfully") || !strings.Contains(out, kind) {
+		if !regexp.MustCompile(`Kind=` + kind + `, \S+ validated successfully`).MatchString(out) {
 			t.Errorf("no successful validation of a %s reported:\n%s", kind, out)
 		}
 	}
