@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
@@ -77,7 +78,7 @@ func run() error {
 	xr := &unstructured.Unstructured{}
 	xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
 	key := client.ObjectKey{Namespace: localstack.KCPNamespace, Name: runtimeID}
-	if err := waitFor(ctx, func() (bool, error) {
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		if err := s.Kube.Get(ctx, key, xr); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
@@ -103,7 +104,7 @@ func run() error {
 	start := time.Now()
 	gone := map[string]time.Duration{}
 	objs := map[string]client.Object{"EventingAuth": xr, "RuntimeSecret": &runtimev1alpha1.RuntimeSecret{}, "IASApplication": &iasv1alpha1.IASApplication{}}
-	if err := waitFor(ctx, func() (bool, error) {
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		for name, o := range objs {
 			if _, ok := gone[name]; !ok && kerrors.IsNotFound(s.Kube.Get(ctx, key, o)) {
 				gone[name] = time.Since(start).Round(100 * time.Millisecond)
@@ -125,23 +126,6 @@ func run() error {
 	kubectl(s.MgmtKubeconfig, "get", "kymas,eventingauths.composite.eventingauth.kyma-project.io,iasapplications,runtimesecrets,usages.protection.crossplane.io", "-n", localstack.KCPNamespace)
 	step("Done: everything started here is stopped and removed")
 	return nil
-}
-
-func waitFor(ctx context.Context, cond func() (bool, error)) error {
-	for {
-		ok, err := cond()
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }
 
 // kubectl runs the kubectl built beside kube-apiserver, so a fresh machine needs none.

@@ -81,21 +81,3 @@ func waitListening(ctx context.Context, p *process, addr string) error {
 		}
 	}
 }
-
-// waitFor polls cond until it holds, fails or ctx ends.
-func waitFor(ctx context.Context, what string, cond func() (bool, error)) error {
-	for {
-		ok, err := cond()
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		if ok {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s: %w", what, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -302,7 +303,7 @@ func (s *Stack) configuration(ctx context.Context) error {
 			return err
 		}
 	}
-	return waitFor(ctx, "EventingAuth is not served", func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		err := s.Kube.Get(ctx, client.ObjectKey{Name: "eventingauths.composite.eventingauth.kyma-project.io"}, crd)
 		if err != nil {
@@ -315,6 +316,10 @@ func (s *Stack) configuration(ctx context.Context) error {
 		}
 		return false, nil
 	})
+	if err != nil {
+		return fmt.Errorf("EventingAuth is not served: %w", err)
+	}
+	return nil
 }
 
 // provider starts the IAS simulator, writes the IAS credentials and the default

@@ -113,15 +113,6 @@ func expectOnRuntime(t testing.TB, c client.Client, ns, name string, data map[st
 	}, timeout, 200*time.Millisecond).Should(Succeed())
 }
 
-// expectGoneFromRuntime waits until the runtime's Secret is deleted.
-func expectGoneFromRuntime(t *testing.T, c client.Client, ns, name string) {
-	t.Helper()
-	NewWithT(t).Eventually(func() bool {
-		err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &corev1.Secret{})
-		return kerrors.IsNotFound(err)
-	}, timeout, 200*time.Millisecond).Should(BeTrue())
-}
-
 // expectWaiting waits until the resource's Ready condition says what it waits for.
 func expectWaiting(t *testing.T, a managedObject, what string) {
 	t.Helper()
@@ -135,11 +126,11 @@ func expectWaiting(t *testing.T, a managedObject, what string) {
 	}, timeout, 200*time.Millisecond).Should(Succeed())
 }
 
-// expectDeleted waits until a resource is gone from the management cluster.
-func expectDeleted(t *testing.T, o client.Object) {
+// expectGone waits until an object is gone from the cluster c serves.
+func expectGone(t *testing.T, c client.Client, o client.Object) {
 	t.Helper()
 	NewWithT(t).Eventually(func() bool {
-		return kerrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(o), o))
+		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(o), o))
 	}, timeout, 200*time.Millisecond).Should(BeTrue())
 }
 

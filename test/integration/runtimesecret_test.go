@@ -74,8 +74,8 @@ func testRuntimeWithApplicationRef(t *testing.T) {
 
 	// Deleted: the Secret leaves the runtime, the IAS app stays with its MR.
 	g.Expect(k8s.Delete(ctx, rs)).To(Succeed())
-	expectDeleted(t, rs)
-	expectGoneFromRuntime(t, rt, "kyma-system", "eventing-webhook-auth")
+	expectGone(t, k8s, rs)
+	expectGone(t, rt, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kyma-system", Name: "eventing-webhook-auth"}})
 	g.Expect(tn.sim.Apps()).To(HaveLen(1))
 }
 
@@ -182,7 +182,7 @@ func testRuntimeUnmanagedSecret(t *testing.T) {
 	g.Expect(msg).To(ContainSubstring("it is left alone"))
 
 	g.Expect(k8s.Delete(ctx, rs)).To(Succeed())
-	expectDeleted(t, rs)
+	expectGone(t, k8s, rs)
 	left := onRuntime(g, rt, ns, "eventing-webhook-auth")
 	g.Expect(left.UID).To(Equal(theirs.UID))
 	g.Expect(left.Data).To(Equal(map[string][]byte{"made": []byte("by hand")}))
@@ -208,7 +208,7 @@ func testRuntimeDeleteAfterKubeconfigRemoved(t *testing.T) {
 	ns, rs, _ := readyRuntimeSecret(t, rtEnv, rt, "rt-gone")
 	g.Expect(k8s.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-rt-gone", Namespace: ns}})).To(Succeed())
 	g.Expect(k8s.Delete(ctx, rs)).To(Succeed())
-	expectDeleted(t, rs)
+	expectGone(t, k8s, rs)
 	expectEvent(t, rs, "RuntimeGone")
 }
 

@@ -131,13 +131,13 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	if deleting {
 		return managed.ExternalObservation{ResourceExists: true}, nil
 	}
-	diff := differences(cur, e.want)
-	if len(diff) == 0 {
+	diff := strings.Join(differences(cur, e.want), ", ")
+	if diff == "" {
 		cr.SetConditions(xpv2.Available())
 	} else {
-		cr.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf("Secret %s/%s on runtime %s differs (%s); restoring it", ns, name, id, strings.Join(diff, ", "))))
+		cr.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf("Secret %s/%s on runtime %s differs (%s); restoring it", ns, name, id, diff)))
 	}
-	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: len(diff) == 0, Diff: strings.Join(diff, ", ")}, nil
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
 }
 
 // wait reports a missing prerequisite. The resource counts as up to date so that
