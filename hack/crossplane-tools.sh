@@ -15,7 +15,8 @@ sum=$(cat "$here"/crossplane/go.{mod,sum} "$here"/crossplane-core/go.{mod,sum} <
 cache_root=${XPKG_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-eventing-auth/crossplane}
 out="$cache_root/$sum"
 bins=(crossplane crane crossplane-core function-go-templating function-auto-ready)
-# Crossplane's own CRDs come along, for running core against a local API server.
+# Crossplane's own CRDs (cluster/crds of the core module built below) come along,
+# for running core against a local API server.
 
 complete=true
 for b in "${bins[@]}"; do [[ -x "$out/$b" ]] || complete=false; done
@@ -33,6 +34,12 @@ echo "building the Crossplane CLI, crane, Crossplane core $core_version and func
 (cd "$here/crossplane-core" && go build -trimpath \
   -ldflags "-s -w -X github.com/crossplane/crossplane-runtime/v2/pkg/version.version=$core_version" \
   -o "$out.tmp/crossplane-core" github.com/crossplane/crossplane/v2/cmd/crossplane)
+# The CRDs of exactly the core version built above, from its module in the proxy.
+core_dir=$(cd "$here/crossplane-core" && go mod download -json "github.com/crossplane/crossplane/v2@$core_version" |
+  sed -n 's/.*"Dir": "\(.*\)",/\1/p')
+[[ -d "$core_dir/cluster/crds" ]] || { echo "no cluster/crds in Crossplane core $core_version ($core_dir)" >&2; exit 1; }
+mkdir -p "$out.tmp/crds"
+cp "$core_dir"/cluster/crds/*.yaml "$out.tmp/crds/"
 # Functions build in their own module directories, with their own go.sum.
 for f in "${functions[@]}"; do
   dir=$(go mod download -json "$f" | sed -n 's/.*"Dir": "\(.*\)",/\1/p')
