@@ -24,11 +24,13 @@ type TenantSettings struct {
 type RateLimit struct {
 	// QPS is the sustained number of requests per second.
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
 	// +kubebuilder:default=40
 	QPS int32 `json:"qps,omitempty"`
 
 	// Burst is the number of requests that may be sent at once.
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
 	// +kubebuilder:default=10
 	Burst int32 `json:"burst,omitempty"`
 }

@@ -21,12 +21,13 @@ func main() {
 	rps := flag.Float64("rate-limit", 50, "per-client requests per second before 429 (negative: off)")
 	latency := flag.Duration("latency", 0, "latency added to every answer")
 	empty404 := flag.Bool("empty-filter-404", false, "answer 404 to a filtered list with no match, as some tenants do")
+	listLag := flag.Duration("list-lag", 0, "hide a new app from lists until it is this old, as IAS's lagging reads do")
 	flag.Parse()
 
 	if *pass == "" {
 		*pass = os.Getenv("IAS_SIMULATOR_PASSWORD")
 	}
-	s := iassim.New(iassim.Options{Username: *user, Password: *pass, RateLimit: *rps, Latency: *latency, EmptyFilter404: *empty404})
+	s := iassim.New(iassim.Options{Username: *user, Password: *pass, RateLimit: *rps, Latency: *latency, EmptyFilter404: *empty404, ListLag: *listLag})
 	r, err := s.Serve(*addr, *useTLS)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ias-simulator:", err)

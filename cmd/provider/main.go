@@ -31,6 +31,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 )
 
 func main() {
@@ -45,6 +46,7 @@ func main() {
 		metricsAddr      = flag.String("metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint.")
 		probeAddr        = flag.String("health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
 		iasTimeout       = flag.Duration("ias-timeout", 15*time.Second, "Timeout of each attempt of each IAS call.")
+		iasListSettle    = flag.Duration("ias-list-settle", iasapplication.DefaultListSettle, "After a create of an IAS application got no answer, how long to wait for IAS's lists to show the application before creating it again.")
 		runtimeTimeout   = flag.Duration("runtime-timeout", runtime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
 		kymaBridge       = flag.Bool("kyma-bridge", true, "Keep one EventingAuth composite resource per Kyma CR.")
 		runtimeClients   = flag.Int("runtime-client-cache-size", runtime.DefaultCacheSize, "The most runtime clients kept at once, one per kubeconfig (least recently used dropped first).")
@@ -100,6 +102,7 @@ func main() {
 		IAS:                ias.NewPool(ias.PoolOptions{Timeout: *iasTimeout, Metrics: ias.NewMetrics(metrics.Registry)}),
 		Runtimes:           runtime.NewClients(runtime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, Metrics: runtime.NewMetrics(metrics.Registry)}),
 		PollJitter:         *pollJitter,
+		IASListSettle:      *iasListSettle,
 		ManagementPolicies: *mgmtPolicies,
 		KymaBridge:         *kymaBridge,
 		SetupFailed:        func(err error) { exitOn(err, "controller setup failed") },

@@ -31,6 +31,9 @@ type Options struct {
 	Runtimes *runtime.Clients
 	// PollJitter spreads polls of many resources; default 10% of the poll interval.
 	PollJitter time.Duration
+	// IASListSettle is how long IAS's lists may lag behind a create; default
+	// iasapplication.DefaultListSettle.
+	IASListSettle time.Duration
 	// ManagementPolicies turns on spec.managementPolicies.
 	ManagementPolicies bool
 	// KymaBridge turns on the controller that keeps an EventingAuth per Kyma CR.
@@ -62,7 +65,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		v1alpha1.ClusterProviderConfigGroupVersionKind, v1alpha1.ClusterProviderConfigUsageGroupVersionKind)
 	gated("IASApplication", func() error {
 		return iasapplication.Setup(mgr, iasapplication.Options{
-			Options: o.Options, Pool: o.IAS, PollJitter: o.PollJitter, ManagementPolicies: o.ManagementPolicies,
+			Options: o.Options, Pool: o.IAS, PollJitter: o.PollJitter, ListSettle: o.IASListSettle, ManagementPolicies: o.ManagementPolicies,
 		})
 	}, iasv1alpha1.IASApplicationGroupVersionKind, v1alpha1.ProviderConfigUsageGroupVersionKind)
 	// RuntimeSecrets watch IASApplications too.

@@ -33,8 +33,9 @@ func (s *Server) listApps(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var hits []*App
+	visible := time.Now().Add(-s.listLag)
 	for _, id := range s.order {
-		if a := s.apps[id]; match(a) {
+		if a := s.apps[id]; match(a) && !a.Created.After(visible) {
 			hits = append(hits, a)
 		}
 	}
@@ -93,6 +94,7 @@ func parseFilter(f string) (func(*App) bool, bool) {
 
 type createAppBody struct {
 	Name          string `json:"name"`
+	Description   string `json:"description"`
 	GlobalAccount string `json:"globalAccount"`
 	Branding      *struct {
 		DisplayName string `json:"displayName"`
@@ -111,7 +113,7 @@ func (s *Server) createApp(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "Invalid user input.", map[string]string{"target": "name", "message": "must not be empty"})
 		return
 	}
-	a := &App{ID: uuid.NewString(), Name: b.Name, GlobalAccount: b.GlobalAccount, SSOType: "saml2",
+	a := &App{ID: uuid.NewString(), Name: b.Name, Description: b.Description, GlobalAccount: b.GlobalAccount, SSOType: "saml2",
 		ClientID: uuid.NewString(), Type: "charged", Created: time.Now()}
 	if b.Branding != nil {
 		a.DisplayName = b.Branding.DisplayName
@@ -180,6 +182,8 @@ func (s *Server) patchApp(w http.ResponseWriter, r *http.Request) {
 				next.Name = v
 			case "/branding/displayName":
 				next.DisplayName = v
+			case "/description":
+				next.Description = v
 			case "/" + schemaAuthn + "/ssoType":
 				next.SSOType = v
 			case "/globalAccount":
@@ -200,7 +204,7 @@ func (s *Server) putApp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.withApp(w, r, func(a *App) {
-		a.Name, a.GlobalAccount = b.Name, b.GlobalAccount
+		a.Name, a.Description, a.GlobalAccount = b.Name, b.Description, b.GlobalAccount
 		if b.Branding != nil {
 			a.DisplayName = b.Branding.DisplayName
 		}

@@ -81,6 +81,13 @@ func (s *Server) SetLatency(d time.Duration) {
 	s.latency = d
 }
 
+// SetListLag hides apps from lists until they are d old.
+func (s *Server) SetListLag(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listLag = d
+}
+
 // SetCredentials changes the Basic auth credentials the tenant accepts.
 func (s *Server) SetCredentials(username, password string) {
 	s.mu.Lock()

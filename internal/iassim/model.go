@@ -15,6 +15,7 @@ type App struct {
 	ID            string
 	Name          string
 	DisplayName   string
+	Description   string
 	GlobalAccount string
 	SSOType       string
 	// ClientID is assigned at creation and shown once a secret exists, as in IAS.
@@ -55,6 +56,9 @@ func (a *App) json(base string) map[string]any {
 	}
 	if a.GlobalAccount != "" {
 		out["globalAccount"] = a.GlobalAccount
+	}
+	if a.Description != "" {
+		out["description"] = a.Description
 	}
 	return out
 }

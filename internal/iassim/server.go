@@ -47,6 +47,9 @@ type Options struct {
 	HoldFor time.Duration
 	// EmptyFilter404 answers 404 for a filtered list with no match, as some tenants do.
 	EmptyFilter404 bool
+	// ListLag hides an app from lists until it is this old: IAS's reads do not
+	// follow its writes at once. GET by ID sees the app at once.
+	ListLag time.Duration
 }
 
 // RequestRecord is one request the simulator answered.
@@ -69,6 +72,7 @@ type Server struct {
 	faults        []*Fault
 	failAfterPost int
 	latency       time.Duration
+	listLag       time.Duration
 	limiters      map[string]*rate.Limiter
 	stats         map[string]map[int]int
 	log           []RequestRecord
@@ -96,6 +100,7 @@ func New(opts Options) *Server {
 		username: opts.Username,
 		password: opts.Password,
 		latency:  opts.Latency,
+		listLag:  opts.ListLag,
 		apps:     map[string]*App{},
 		limiters: map[string]*rate.Limiter{},
 		stats:    map[string]map[int]int{},

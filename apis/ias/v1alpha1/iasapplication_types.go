@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"time"
+
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -62,11 +64,47 @@ type APISecretParameters struct {
 
 	// ValidFor is how long a new secret is valid, e.g. "2160h". Empty: no expiry.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
 	ValidFor *metav1.Duration `json:"validFor,omitempty"`
 
 	// RotateBefore replaces the secret this long before it expires. Needs validFor.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
 	RotateBefore *metav1.Duration `json:"rotateBefore,omitempty"`
+
+	// RetireAfter is how long an older secret of this provider stays valid in IAS
+	// after its successor was published and every RuntimeSecret using this
+	// application carries the successor on its runtime. The eventing manager on a
+	// runtime re-reads its Secret about every 10 minutes, and a runtime still using
+	// a deleted secret locks its client ID out for an hour.
+	// +optional
+	// +kubebuilder:default="15m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
+	RetireAfter *metav1.Duration `json:"retireAfter,omitempty"`
+}
+
+// DefaultRetireAfter is the grace period of an older secret when retireAfter is unset.
+const DefaultRetireAfter = 15 * time.Minute
+
+// RetiringSecret is an older client secret of this provider, kept in IAS until
+// the runtimes have taken up its successor.
+type RetiringSecret struct {
+	// ID of the api secret in IAS.
+	ID string `json:"id"`
+
+	// Hint is the first characters IAS shows for it.
+	Hint string `json:"hint,omitempty"`
+
+	// DeleteAfter is the earliest time it is deleted; it is deleted then only once
+	// every RuntimeSecret using the application carries the current secret.
+	DeleteAfter metav1.Time `json:"deleteAfter"`
+
+	// WaitingFor says what holds the deletion back, if anything but time.
+	// +optional
+	WaitingFor string `json:"waitingFor,omitempty"`
 }
 
 // IASApplicationObservation is the observed state of the application in IAS.
@@ -92,6 +130,14 @@ type IASApplicationObservation struct {
 
 	// SecretValidTo is when that secret expires; empty if never.
 	SecretValidTo *metav1.Time `json:"secretValidTo,omitempty"`
+
+	// SecretPublishedAt is when that secret was first seen published; older
+	// secrets are retired counting from it.
+	SecretPublishedAt *metav1.Time `json:"secretPublishedAt,omitempty"`
+
+	// Retiring lists the older secrets of this provider still valid in IAS.
+	// +optional
+	Retiring []RetiringSecret `json:"retiring,omitempty"`
 }
 
 // An IASApplicationSpec defines the desired state of an IASApplication.

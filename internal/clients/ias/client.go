@@ -25,13 +25,21 @@ const SSOTypeOIDC = "openIdConnect"
 // provider adopts, changes or deletes.
 const TypeCharged = "charged"
 
+// AppMarker is the description this provider gives the applications it creates.
+// It tells them from namesakes made by anyone else: only an application carrying
+// it is ever deleted as a duplicate.
+const AppMarker = "Managed by provider-eventing-auth"
+
 // Application is an IAS application as the provider sees it.
 type Application struct {
 	ID            string
 	Name          string
 	DisplayName   string
+	Description   string
 	GlobalAccount string
 	SSOType       string
+	// Created is meta.created; zero if IAS did not say.
+	Created time.Time
 	// ClientID is set once the application has a secret.
 	ClientID string
 	// Type is meta.type: "charged" for customer-created applications.
@@ -42,6 +50,7 @@ type Application struct {
 type ApplicationSpec struct {
 	Name          string
 	DisplayName   string
+	Description   string
 	GlobalAccount string
 }
 
@@ -78,6 +87,7 @@ type Patch struct {
 const (
 	PathName        = "/name"
 	PathDisplayName = "/branding/displayName"
+	PathDescription = "/description"
 	PathSSOType     = "/urn:sap:identity:application:schemas:extension:sci:1.0:Authentication/ssoType"
 )
 
@@ -181,6 +191,9 @@ func (c *client) CreateApplication(ctx context.Context, s ApplicationSpec) (stri
 	}
 	if s.GlobalAccount != "" {
 		body.GlobalAccount = &s.GlobalAccount
+	}
+	if s.Description != "" {
+		body.Description = &s.Description
 	}
 	resp, err := c.api.CreateApplicationWithResponse(ctx, &api.CreateApplicationParams{}, body)
 	if err != nil {
@@ -335,7 +348,7 @@ func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
 }
 
 func fromAPI(a api.ApplicationResponse) Application {
-	out := Application{Name: deref(a.Name), GlobalAccount: deref(a.GlobalAccount), Type: TypeCharged}
+	out := Application{Name: deref(a.Name), Description: deref(a.Description), GlobalAccount: deref(a.GlobalAccount), Type: TypeCharged}
 	if a.Id != nil {
 		out.ID = a.Id.String()
 	}
@@ -344,6 +357,9 @@ func fromAPI(a api.ApplicationResponse) Application {
 	}
 	if a.Meta != nil && a.Meta.Type != nil {
 		out.Type = string(*a.Meta.Type)
+	}
+	if a.Meta != nil && a.Meta.Created != nil {
+		out.Created = *a.Meta.Created
 	}
 	if au := a.UrnSapIdentityApplicationSchemasExtensionSci10Authentication; au != nil {
 		out.ClientID = deref(au.ClientID)

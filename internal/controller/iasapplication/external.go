@@ -3,7 +3,6 @@ package iasapplication
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
@@ -11,10 +10,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	corev1 "k8s.io/api/core/v1"
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
@@ -23,18 +19,23 @@ import (
 
 // Event reasons of this controller, beyond crossplane-runtime's.
 const (
-	reasonAdopted       event.Reason = "AdoptedExternalResource"
-	reasonNewSecret     event.Reason = "PublishedNewClientSecret"
-	reasonDeletedSecret event.Reason = "DeletedStaleClientSecret"
+	reasonAdopted          event.Reason = "AdoptedExternalResource"
+	reasonNewSecret        event.Reason = "PublishedNewClientSecret"
+	reasonRetiringSecret   event.Reason = "RetiringClientSecret"
+	reasonRotationWaits    event.Reason = "RotationWaits"
+	reasonDeletedSecret    event.Reason = "DeletedStaleClientSecret"
+	reasonDeletedDuplicate event.Reason = "DeletedDuplicateApplication"
 )
 
 type connector struct {
-	kube      client.Client
-	reader    client.Reader
-	usage     resource.ModernTracker
-	pool      *ias.Pool
-	recorder  event.Recorder
-	publisher managed.LocalConnectionPublisher
+	kube       client.Client
+	reader     client.Reader
+	usage      resource.ModernTracker
+	pool       *ias.Pool
+	recorder   event.Recorder
+	publisher  managed.LocalConnectionPublisher
+	users      Users
+	listSettle time.Duration
 }
 
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (managed.TypedExternalClient[*v1alpha1.IASApplication], error) {
@@ -49,18 +50,24 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 	if err != nil {
 		return nil, err
 	}
-	return &external{ias: cl, kube: c.kube, reader: c.reader, globalAccount: cfg.GlobalAccount, recorder: c.recorder, publisher: c.publisher, now: time.Now}, nil
+	return &external{ias: cl, kube: c.kube, reader: c.reader, globalAccount: cfg.GlobalAccount, recorder: c.recorder,
+		publisher: c.publisher, users: c.users, listSettle: c.listSettle, now: time.Now}, nil
 }
 
-// external reconciles one IASApplication with its IAS tenant.
+// external reconciles one IASApplication with its IAS tenant. It lives for one
+// reconcile.
 type external struct {
 	ias           ias.Client
-	kube          client.Client
+	kube          client.Reader
 	reader        client.Reader // uncached
 	globalAccount string
 	recorder      event.Recorder
 	publisher     managed.LocalConnectionPublisher
-	now           func() time.Time
+	users         Users
+	// listSettle is how long after a create without answer IAS's lists are
+	// trusted to show the app, if it was made.
+	listSettle time.Duration
+	now        func() time.Time
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
@@ -82,121 +89,33 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	at := &cr.Status.AtProvider
 	at.ID, at.ClientID, at.TokenURL, at.CertsURL = app.ID, app.ClientID, endpoints.TokenURL, endpoints.CertsURL
 
-	secrets, err := e.ias.ListAPISecrets(ctx, app.ID)
+	all, err := e.ias.ListAPISecrets(ctx, app.ID)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	cur, value, problem, err := e.published(ctx, cr, app, secrets)
+	st, err := e.secrets(ctx, cr, app, all)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	at.SecretID, at.SecretHint, at.SecretValidTo = "", "", nil
-	if cur != nil {
-		at.SecretID, at.SecretHint = cur.ID, cur.Hint
-		if cur.ValidTo != nil {
-			at.SecretValidTo = &metav1.Time{Time: *cur.ValidTo}
-		}
+	due, err := e.observeSecrets(ctx, cr, st)
+	if err != nil {
+		return managed.ExternalObservation{}, err
 	}
-	if problem != "" && mayPublish(cr) {
-		cr.SetConditions(xpv2.Unavailable().WithMessage(problem))
+	// A secret due for rotation still works: the resource stays Ready.
+	if st.missing != "" && mayPublish(cr) {
+		cr.SetConditions(xpv2.Unavailable().WithMessage(st.missing))
 	} else {
 		cr.SetConditions(xpv2.Available())
 	}
 	obs := managed.ExternalObservation{
 		ResourceExists:          true,
-		ResourceUpToDate:        problem == "" && len(drift(cr, app)) == 0 && len(stale(cr, secrets, cur)) == 0,
+		ResourceUpToDate:        st.missing == "" && st.rotate == "" && len(drift(cr, app)) == 0 && len(due) == 0,
 		ResourceLateInitialized: adopted,
 	}
-	if value != "" {
-		obs.ConnectionDetails = details(app.ClientID, value, endpoints)
+	if st.value != "" {
+		obs.ConnectionDetails = details(app.ClientID, st.value, endpoints)
 	}
 	return obs, nil
-}
-
-// find returns the app by its UUID or, when the UUID is unknown or gone, by name;
-// adopted tells that the UUID is newly learned.
-func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.Application, bool, error) {
-	if meta.GetExternalName(cr) == "" {
-		// The cache may lag behind our own Create; the API server knows better.
-		fresh := &v1alpha1.IASApplication{}
-		if err := e.reader.Get(ctx, client.ObjectKeyFromObject(cr), fresh); err == nil && meta.GetExternalName(fresh) != "" {
-			meta.SetExternalName(cr, meta.GetExternalName(fresh))
-		}
-	}
-	if id := meta.GetExternalName(cr); id != "" {
-		app, err := e.ias.GetApplication(ctx, id)
-		switch {
-		case err == nil:
-			return app, false, nil
-		case !ias.IsNotFound(err):
-			return nil, false, err
-		case meta.WasDeleted(cr):
-			// Gone while deleting: never look for a namesake to delete instead.
-			return nil, false, nil
-		}
-	}
-	apps, err := e.ias.FindApplications(ctx, cr.AppName())
-	if err != nil {
-		return nil, false, err
-	}
-	switch len(apps) {
-	case 0:
-		return nil, false, nil
-	case 1:
-		if meta.WasDeleted(cr) {
-			return nil, false, nil
-		}
-		return &apps[0], true, nil
-	}
-	ids := make([]string, 0, len(apps))
-	for _, a := range apps {
-		ids = append(ids, a.ID)
-	}
-	return nil, false, fmt.Errorf("found %d IAS applications named %q (%s); expected at most one. None was changed or deleted: remove the extra ones in IAS", len(apps), cr.AppName(), strings.Join(ids, ", "))
-}
-
-// published finds the api secret this provider published for the app: the one of
-// its (description-marked) secrets whose hint begins the value in the connection
-// Secret. It is derived from IAS and the connection Secret on every call, so
-// nothing depends on bookkeeping that a lost status write could drop. problem says
-// why there is no usable secret; value is the published secret, when one is.
-func (e *external) published(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, secrets []ias.APISecret) (*ias.APISecret, string, string, error) {
-	var marked []ias.APISecret
-	for _, s := range secrets {
-		if s.Description == description(cr) {
-			marked = append(marked, s)
-		}
-	}
-	var cur *ias.APISecret
-	var value string
-	if ref := cr.GetWriteConnectionSecretToReference(); ref == nil {
-		// Nothing to check against: the newest of ours is the current one.
-		if len(marked) == 0 {
-			return nil, "", "no client secret has been created for this application yet", nil
-		}
-		cur = &marked[len(marked)-1]
-	} else {
-		s := &corev1.Secret{}
-		if err := e.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: ref.Name}, s); err != nil {
-			if kerrors.IsNotFound(err) {
-				return nil, "", fmt.Sprintf("connection Secret %s does not exist yet or was deleted; a new client secret is needed", ref.Name), nil
-			}
-			return nil, "", "", fmt.Errorf("cannot get connection Secret %s: %w", ref.Name, err)
-		}
-		value = string(s.Data[v1alpha1.KeyClientSecret])
-		for i := range marked {
-			if marked[i].Hint != "" && strings.HasPrefix(value, marked[i].Hint) && (marked[i].ClientID == "" || marked[i].ClientID == app.ClientID) {
-				cur = &marked[i]
-			}
-		}
-		if cur == nil {
-			return nil, "", fmt.Sprintf("connection Secret %s holds no client secret that exists in IAS for application %s; a new one is needed", ref.Name, app.ID), nil
-		}
-	}
-	if rb := cr.Spec.ForProvider.Secret.RotateBefore; rb != nil && cur.ValidTo != nil && e.now().Add(rb.Duration).After(*cur.ValidTo) {
-		return cur, value, fmt.Sprintf("client secret %s… expires at %s, within rotateBefore; rotating", cur.Hint, cur.ValidTo.UTC().Format(time.RFC3339)), nil
-	}
-	return cur, value, "", nil
 }
 
 func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalCreation, error) {
@@ -204,7 +123,7 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	if ga == "" {
 		ga = e.globalAccount
 	}
-	id, err := e.ias.CreateApplication(ctx, ias.ApplicationSpec{Name: cr.AppName(), DisplayName: cr.AppDisplayName(), GlobalAccount: ga})
+	id, err := e.ias.CreateApplication(ctx, ias.ApplicationSpec{Name: cr.AppName(), DisplayName: cr.AppDisplayName(), Description: ias.AppMarker, GlobalAccount: ga})
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
@@ -222,6 +141,8 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	return managed.ExternalCreation{ConnectionDetails: cd}, nil
 }
 
+// Update brings the app back to its spec, publishes a new secret when there is
+// no usable one or rotation is due, and deletes older secrets once retired.
 func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalUpdate, error) {
 	id := meta.GetExternalName(cr)
 	app, err := e.ias.GetApplication(ctx, id)
@@ -233,36 +154,37 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 			return managed.ExternalUpdate{}, err
 		}
 	}
-	secrets, err := e.ias.ListAPISecrets(ctx, id)
+	all, err := e.ias.ListAPISecrets(ctx, id)
 	if err != nil {
 		return managed.ExternalUpdate{}, err
 	}
-	cur, _, problem, err := e.published(ctx, cr, app, secrets)
+	st, err := e.secrets(ctx, cr, app, all)
 	if err != nil {
 		return managed.ExternalUpdate{}, err
+	}
+	due, err := e.observeSecrets(ctx, cr, st)
+	if err != nil {
+		return managed.ExternalUpdate{}, err
+	}
+	for _, s := range due {
+		if err := e.deleteSecret(ctx, cr, id, s, "after every RuntimeSecret using this application took up its successor and the grace period passed"); err != nil {
+			return managed.ExternalUpdate{}, err
+		}
+		st.ours = without(st.ours, s.ID)
+	}
+	if len(due) > 0 {
+		_, _ = e.observeSecrets(ctx, cr, st)
 	}
 	var cd managed.ConnectionDetails
-	if problem != "" {
-		// Every secret of ours listed above is now older than the new one.
-		cur = nil
-		endpoints, err := e.ias.Endpoints(ctx)
-		if err != nil {
+	if st.missing != "" || st.rotate != "" {
+		if cd, err = e.replaceSecret(ctx, cr, app, &st); err != nil {
 			return managed.ExternalUpdate{}, err
 		}
-		if cd, err = e.newSecret(ctx, cr, app, endpoints); err != nil {
-			return managed.ExternalUpdate{}, err
+		if cd != nil {
+			// The new secret is out: the resource is Ready now, not at the next poll.
+			cr.Status.AtProvider.Retiring = retiringAfterReplace(cr, st)
+			cr.SetConditions(xpv2.Available())
 		}
-		// Publish before removing the older secrets, so that a runtime never holds
-		// a secret that is already deleted while its successor is not yet out.
-		if _, err := e.publisher.PublishConnection(ctx, cr, cd); err != nil {
-			return managed.ExternalUpdate{}, fmt.Errorf("cannot publish the new client secret: %w", err)
-		}
-	}
-	for _, s := range stale(cr, secrets, cur) {
-		if err := e.ias.DeleteAPISecret(ctx, id, s.ID); err != nil && !ias.IsNotFound(err) {
-			return managed.ExternalUpdate{ConnectionDetails: cd}, err
-		}
-		e.recorder.Event(cr, event.Normal(reasonDeletedSecret, fmt.Sprintf("Deleted the older client secret %s… (id %s) that this provider created", s.Hint, s.ID)))
 	}
 	return managed.ExternalUpdate{ConnectionDetails: cd}, nil
 }
@@ -280,32 +202,6 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.IASApplication) (man
 
 func (e *external) Disconnect(context.Context) error { return nil }
 
-// newSecret creates an api secret and records it in the status.
-func (e *external) newSecret(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, endpoints ias.Endpoints) (managed.ConnectionDetails, error) {
-	p := cr.Spec.ForProvider.Secret
-	spec := ias.SecretSpec{Description: description(cr), AuthorizationScopes: p.AuthorizationScopes}
-	if len(spec.AuthorizationScopes) == 0 {
-		spec.AuthorizationScopes = []string{"oAuth"}
-	}
-	if p.ValidFor != nil && p.ValidFor.Duration > 0 {
-		t := e.now().Add(p.ValidFor.Duration).UTC().Truncate(time.Second)
-		spec.ValidTo = &t
-	}
-	s, err := e.ias.CreateAPISecret(ctx, app.ID, spec)
-	if err != nil {
-		return nil, err
-	}
-	at := &cr.Status.AtProvider
-	at.ID, at.ClientID, at.TokenURL, at.CertsURL = app.ID, s.ClientID, endpoints.TokenURL, endpoints.CertsURL
-	at.SecretID, at.SecretHint = s.ID, s.Hint
-	at.SecretValidTo = nil
-	if s.ValidTo != nil {
-		at.SecretValidTo = &metav1.Time{Time: *s.ValidTo}
-	}
-	e.recorder.Event(cr, event.Normal(reasonNewSecret, fmt.Sprintf("Created client secret %s… for IAS application %s and published it", s.Hint, app.ID)))
-	return details(s.ClientID, s.Value, endpoints), nil
-}
-
 // mayPublish tells whether the management policies let the provider create and
 // publish a client secret; an observe-only resource is Ready once the app exists.
 func mayPublish(cr *v1alpha1.IASApplication) bool {
@@ -317,43 +213,25 @@ func mayPublish(cr *v1alpha1.IASApplication) bool {
 	return len(cr.GetManagementPolicies()) == 0
 }
 
-func details(clientID, secret string, e ias.Endpoints) managed.ConnectionDetails {
-	return managed.ConnectionDetails{
-		v1alpha1.KeyClientID:     []byte(clientID),
-		v1alpha1.KeyClientSecret: []byte(secret),
-		v1alpha1.KeyTokenURL:     []byte(e.TokenURL),
-		v1alpha1.KeyCertsURL:     []byte(e.CertsURL),
+// retiringAfterReplace lists every secret of ours but the new one as retiring,
+// counting from the new one's publication.
+func retiringAfterReplace(cr *v1alpha1.IASApplication, st secretState) []v1alpha1.RetiringSecret {
+	at := cr.Status.AtProvider
+	var out []v1alpha1.RetiringSecret
+	for _, s := range st.ours {
+		if s.ID == at.SecretID {
+			continue
+		}
+		out = append(out, v1alpha1.RetiringSecret{ID: s.ID, Hint: s.Hint, DeleteAfter: metav1.NewTime(at.SecretPublishedAt.Add(retireAfter(cr))),
+			WaitingFor: "RuntimeSecrets using this application to carry the new secret"})
 	}
+	return out
 }
 
-func description(cr *v1alpha1.IASApplication) string {
-	if d := cr.Spec.ForProvider.Secret.Description; d != "" {
-		return d
-	}
-	return v1alpha1.DefaultSecretDescription
-}
-
-// drift lists the patches that bring the app in IAS back to the spec.
-func drift(cr *v1alpha1.IASApplication, app *ias.Application) []ias.Patch {
-	var p []ias.Patch
-	if app.Name != cr.AppName() {
-		p = append(p, ias.Patch{Path: ias.PathName, Value: cr.AppName()})
-	}
-	if app.DisplayName != cr.AppDisplayName() {
-		p = append(p, ias.Patch{Path: ias.PathDisplayName, Value: cr.AppDisplayName()})
-	}
-	if app.SSOType != ias.SSOTypeOIDC {
-		p = append(p, ias.Patch{Path: ias.PathSSOType, Value: ias.SSOTypeOIDC})
-	}
-	return p
-}
-
-// stale lists this provider's secrets other than the published one cur; with cur
-// nil, all of them (the caller has just published a newer one).
-func stale(cr *v1alpha1.IASApplication, secrets []ias.APISecret, cur *ias.APISecret) []ias.APISecret {
+func without(secrets []ias.APISecret, id string) []ias.APISecret {
 	var out []ias.APISecret
 	for _, s := range secrets {
-		if (cur == nil || s.ID != cur.ID) && s.Description == description(cr) {
+		if s.ID != id {
 			out = append(out, s)
 		}
 	}

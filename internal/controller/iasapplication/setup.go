@@ -25,22 +25,35 @@ type Options struct {
 	Pool *ias.Pool
 	// PollJitter spreads polls of many resources; default 10% of the poll interval.
 	PollJitter time.Duration
+	// ListSettle is how long after a create without answer IAS's lists are
+	// trusted to show the app, if it was made; default DefaultListSettle.
+	ListSettle time.Duration
 	// ManagementPolicies turns on spec.managementPolicies.
 	ManagementPolicies bool
 }
 
+// DefaultListSettle bounds how long IAS's filtered lists lag behind a create.
+// IAS lists a new app only after some seconds; a create whose answer was lost is
+// repeated only once the list has had this long to show the app.
+const DefaultListSettle = time.Minute
+
 // Setup adds a controller that reconciles IASApplication resources.
 func Setup(mgr ctrl.Manager, o Options) error {
 	name := managed.ControllerName(v1alpha1.IASApplicationGroupKind)
+	if o.ListSettle == 0 {
+		o.ListSettle = DefaultListSettle
+	}
 	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
 	opts := append(reconciler.CommonOptions(o.Options, name, recorder, o.PollJitter, o.ManagementPolicies),
 		managed.WithTypedExternalConnector[*v1alpha1.IASApplication](&connector{
-			kube:      mgr.GetClient(),
-			reader:    mgr.GetAPIReader(),
-			usage:     resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
-			pool:      o.Pool,
-			recorder:  recorder,
-			publisher: managed.NewAPILocalSecretPublisher(mgr.GetClient(), mgr.GetScheme()),
+			kube:       mgr.GetClient(),
+			reader:     mgr.GetAPIReader(),
+			usage:      resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
+			pool:       o.Pool,
+			recorder:   recorder,
+			publisher:  managed.NewAPILocalSecretPublisher(mgr.GetClient(), mgr.GetScheme()),
+			users:      runtimeSecretUsers{kube: mgr.GetClient()},
+			listSettle: o.ListSettle,
 		}),
 		// The external name is the IAS UUID, never metadata.name.
 		managed.WithInitializers(),

@@ -3,7 +3,6 @@ package runtimesecret
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -127,7 +126,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 		return managed.ExternalObservation{}, errors.New(msg)
 	}
 	e.current = cur
-	at.DataHash = Hash(cur.Data)
+	at.DataHash = v1alpha1.DataHash(cur.Data)
 	if deleting {
 		return managed.ExternalObservation{ResourceExists: true}, nil
 	}
@@ -237,6 +236,10 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 	if _, err := e.runtime.Secrets(ns).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
 		return managed.ExternalUpdate{}, fmt.Errorf("cannot update Secret %s/%s on runtime %s: %w", ns, name, id, err)
 	}
+	// Reported at once: the IASApplication retires its older secret only once
+	// every runtime carries the new one.
+	cr.Status.AtProvider.DataHash = v1alpha1.DataHash(e.want)
+	cr.SetConditions(xpv2.Available())
 	return managed.ExternalUpdate{}, nil
 }
 
@@ -280,19 +283,4 @@ func differences(cur *corev1.Secret, want map[string][]byte) []string {
 		d = append(d, "data "+strings.Join(keys, ", "))
 	}
 	return d
-}
-
-// Hash is a digest of Secret data that tells a change without showing the data.
-func Hash(data map[string][]byte) string {
-	keys := make([]string, 0, len(data))
-	for k := range data {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		fmt.Fprintf(h, "%d:%s%d:", len(k), k, len(data[k]))
-		h.Write(data[k])
-	}
-	return fmt.Sprintf("sha256:%x", h.Sum(nil))
 }

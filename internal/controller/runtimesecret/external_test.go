@@ -58,15 +58,15 @@ func TestDifferences(t *testing.T) {
 }
 
 func TestHash(t *testing.T) {
-	h := Hash(creds)
-	if h != Hash(withData(creds, "client_id", "id")) {
+	h := v1alpha1.DataHash(creds)
+	if h != v1alpha1.DataHash(withData(creds, "client_id", "id")) {
 		t.Error("equal data hashed differently")
 	}
-	if h == Hash(withData(creds, "client_secret", "OTHER")) {
+	if h == v1alpha1.DataHash(withData(creds, "client_secret", "OTHER")) {
 		t.Error("different data hashed equally")
 	}
 	// Moving bytes between key and value must change the digest.
-	if Hash(map[string][]byte{"ab": []byte("c")}) == Hash(map[string][]byte{"a": []byte("bc")}) {
+	if v1alpha1.DataHash(map[string][]byte{"ab": []byte("c")}) == v1alpha1.DataHash(map[string][]byte{"a": []byte("bc")}) {
 		t.Error("key/value boundary is not part of the digest")
 	}
 	if strings.Contains(h, "SECRET") || !strings.HasPrefix(h, "sha256:") {
@@ -155,7 +155,7 @@ func BenchmarkCompare(b *testing.B) {
 	cur := &corev1.Secret{Type: corev1.SecretTypeOpaque, Data: withData(creds, "client_id", "id")}
 	b.ReportAllocs()
 	for b.Loop() {
-		if len(differences(cur, creds)) != 0 || Hash(cur.Data) == "" {
+		if len(differences(cur, creds)) != 0 || v1alpha1.DataHash(cur.Data) == "" {
 			b.Fatal("unexpected difference")
 		}
 	}

@@ -1,0 +1,153 @@
+package iasapplication
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+)
+
+// AnnotationUnconfirmedCreate records when a create of this resource's app was
+// sent whose answer never came (a 5xx, a timeout, a crash). While it is recent,
+// Observe also looks for a second app of this provider with the same name.
+const AnnotationUnconfirmedCreate = "eventingauth.kyma-project.io/unconfirmed-create"
+
+// duplicateWatch is how long after an unconfirmed create Observe keeps looking
+// for a second app of ours with the same name: an app created then may show in
+// IAS's lists only later.
+const duplicateWatch = time.Hour
+
+// find returns the app by its UUID or, when the UUID is unknown or gone, by name;
+// adopted tells that the UUID is newly learned.
+func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.Application, bool, error) {
+	if meta.GetExternalName(cr) == "" {
+		// The cache may lag behind our own Create; the API server knows better.
+		fresh := &v1alpha1.IASApplication{}
+		if err := e.reader.Get(ctx, client.ObjectKeyFromObject(cr), fresh); err == nil && meta.GetExternalName(fresh) != "" {
+			meta.SetExternalName(cr, meta.GetExternalName(fresh))
+		}
+	}
+	if id := meta.GetExternalName(cr); id != "" {
+		app, err := e.ias.GetApplication(ctx, id)
+		switch {
+		case err == nil:
+			return app, false, e.removeDuplicates(ctx, cr, app)
+		case !ias.IsNotFound(err):
+			return nil, false, err
+		case meta.WasDeleted(cr):
+			// Gone while deleting: never look for a namesake to delete instead.
+			return nil, false, nil
+		}
+	}
+	apps, err := e.ias.FindApplications(ctx, cr.AppName())
+	if err != nil {
+		return nil, false, err
+	}
+	if meta.WasDeleted(cr) {
+		// Without a UUID nothing is known to be ours to delete.
+		return nil, false, nil
+	}
+	sent, unconfirmed := unconfirmedCreate(cr)
+	if unconfirmed {
+		meta.AddAnnotations(cr, map[string]string{AnnotationUnconfirmedCreate: sent.UTC().Format(time.RFC3339)})
+	}
+	switch len(apps) {
+	case 0:
+		if until := sent.Add(e.listSettle); unconfirmed && e.now().Before(until) {
+			return nil, false, fmt.Errorf("the create of IAS application %q sent at %s got no answer, and IAS does not list the application yet; "+
+				"IAS lists new applications only after some seconds, so it is created again only if it is still not listed at %s",
+				cr.AppName(), sent.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))
+		}
+		return nil, false, nil
+	case 1:
+		return &apps[0], true, nil
+	}
+	keep, err := e.keepOne(ctx, cr, apps)
+	if err != nil {
+		return nil, false, err
+	}
+	return keep, true, e.deleteDuplicates(ctx, cr, keep, apps)
+}
+
+// removeDuplicates deletes other apps of this provider named like app, for a
+// while after a create whose answer was lost: such a create may have made an
+// app that IAS listed only after the provider made another.
+func (e *external) removeDuplicates(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
+	t, err := time.Parse(time.RFC3339, cr.GetAnnotations()[AnnotationUnconfirmedCreate])
+	if err != nil || meta.WasDeleted(cr) || e.now().After(t.Add(duplicateWatch)) {
+		return nil
+	}
+	apps, err := e.ias.FindApplications(ctx, cr.AppName())
+	if err != nil {
+		return err
+	}
+	return e.deleteDuplicates(ctx, cr, app, apps)
+}
+
+// keepOne picks the app to manage among several with the name. Only apps that
+// carry this provider's marker are candidates for deletion, so any other namesake
+// makes it an error that a person must resolve.
+func (e *external) keepOne(ctx context.Context, cr *v1alpha1.IASApplication, apps []ias.Application) (*ias.Application, error) {
+	var ours []ias.Application
+	for _, a := range apps {
+		if a.Description == ias.AppMarker {
+			ours = append(ours, a)
+		}
+	}
+	if len(ours) < len(apps) {
+		ids := make([]string, 0, len(apps))
+		for _, a := range apps {
+			ids = append(ids, a.ID)
+		}
+		return nil, fmt.Errorf("found %d IAS applications named %q (%s), %d of them not created by this provider; expected at most one. "+
+			"None was changed or deleted: remove the extra ones in IAS", len(apps), cr.AppName(), strings.Join(ids, ", "), len(apps)-len(ours))
+	}
+	// The app whose client ID is already published stays; else the oldest.
+	if clientID := e.publishedClientID(ctx, cr); clientID != "" {
+		for i := range ours {
+			if ours[i].ClientID == clientID {
+				return &ours[i], nil
+			}
+		}
+	}
+	slices.SortStableFunc(ours, func(a, b ias.Application) int { return a.Created.Compare(b.Created) })
+	return &ours[0], nil
+}
+
+// deleteDuplicates deletes the apps of this provider in apps other than keep.
+func (e *external) deleteDuplicates(ctx context.Context, cr *v1alpha1.IASApplication, keep *ias.Application, apps []ias.Application) error {
+	for _, a := range apps {
+		if a.ID == keep.ID || a.Description != ias.AppMarker || a.Type != ias.TypeCharged {
+			continue
+		}
+		if err := e.ias.DeleteApplication(ctx, a.ID); err != nil && !ias.IsNotFound(err) {
+			return fmt.Errorf("cannot delete the duplicate IAS application %s named %q: %w", a.ID, a.Name, err)
+		}
+		e.recorder.Event(cr, event.Normal(reasonDeletedDuplicate, fmt.Sprintf(
+			"Deleted IAS application %s, a second application named %q that this provider created when IAS did not answer a create; application %s is kept",
+			a.ID, a.Name, keep.ID)))
+	}
+	return nil
+}
+
+// unconfirmedCreate returns when the last create of the app was sent, if its
+// outcome is unknown: it failed, or the provider stopped before it was recorded.
+func unconfirmedCreate(cr *v1alpha1.IASApplication) (time.Time, bool) {
+	pending := meta.GetExternalCreatePending(cr)
+	if pending.IsZero() {
+		return pending, false
+	}
+	if meta.ExternalCreateIncomplete(cr) {
+		return pending, true
+	}
+	failed, succeeded := meta.GetExternalCreateFailed(cr), meta.GetExternalCreateSucceeded(cr)
+	return pending, !failed.IsZero() && failed.After(succeeded)
+}

@@ -1,0 +1,295 @@
+package iasapplication
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+)
+
+// maxSecrets is how many api secrets of this provider an app holds at most: the
+// published one and the one it replaced, until the runtimes have taken up the new.
+const maxSecrets = 2
+
+// secretState is what IAS and the connection Secret say about an app's secrets.
+type secretState struct {
+	// ours are the app's secrets that carry this provider's description, in IAS's order.
+	ours []ias.APISecret
+	// cur is the secret in the connection Secret; nil if there is none usable.
+	cur *ias.APISecret
+	// value is cur's value, from the connection Secret.
+	value string
+	// dataHash digests the connection Secret's keys, as RuntimeSecrets report
+	// what they wrote on their runtimes.
+	dataHash string
+	// missing says why there is no usable secret; empty when cur is set.
+	missing string
+	// rotate says why cur is due for replacement; empty if it is not.
+	rotate string
+}
+
+// retiring are ours other than cur: older secrets kept until runtimes move on.
+func (s secretState) retiring() []ias.APISecret {
+	var out []ias.APISecret
+	for _, o := range s.ours {
+		if s.cur == nil || o.ID != s.cur.ID {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// secrets derives which secret is published from IAS and the connection Secret
+// on every call, so that nothing depends on bookkeeping a lost status write
+// could drop: the published secret is the one of ours whose hint begins the
+// value in the connection Secret.
+func (e *external) secrets(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, all []ias.APISecret) (secretState, error) {
+	st := secretState{}
+	for _, s := range all {
+		if s.Description == description(cr) {
+			st.ours = append(st.ours, s)
+		}
+	}
+	if ref := cr.GetWriteConnectionSecretToReference(); ref == nil {
+		// Nothing to check against: the newest of ours is the current one.
+		if len(st.ours) == 0 {
+			st.missing = "no client secret has been created for this application yet"
+			return st, nil
+		}
+		st.cur = &st.ours[len(st.ours)-1]
+	} else {
+		s, err := e.connectionSecret(ctx, cr)
+		if err != nil {
+			return st, err
+		}
+		if s == nil {
+			st.missing = fmt.Sprintf("connection Secret %s does not exist yet or was deleted; a new client secret is needed", ref.Name)
+			return st, nil
+		}
+		st.value = string(s.Data[v1alpha1.KeyClientSecret])
+		st.dataHash = connectionHash(s.Data)
+		for i := range st.ours {
+			o := &st.ours[i]
+			if o.Hint != "" && strings.HasPrefix(st.value, o.Hint) && (o.ClientID == "" || o.ClientID == app.ClientID) {
+				st.cur = o
+			}
+		}
+		if st.cur == nil {
+			st.missing = fmt.Sprintf("connection Secret %s holds no client secret that exists in IAS for application %s; a new one is needed", ref.Name, app.ID)
+			return st, nil
+		}
+	}
+	if rb := cr.Spec.ForProvider.Secret.RotateBefore; rb != nil && st.cur.ValidTo != nil && e.now().Add(rb.Duration).After(*st.cur.ValidTo) {
+		st.rotate = fmt.Sprintf("client secret %s… expires at %s, within rotateBefore", st.cur.Hint, st.cur.ValidTo.UTC().Format(time.RFC3339))
+	}
+	return st, nil
+}
+
+// connectionSecret returns the connection Secret, nil if it does not exist.
+func (e *external) connectionSecret(ctx context.Context, cr *v1alpha1.IASApplication) (*corev1.Secret, error) {
+	ref := cr.GetWriteConnectionSecretToReference()
+	if ref == nil {
+		return nil, nil
+	}
+	s := &corev1.Secret{}
+	err := e.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: ref.Name}, s)
+	switch {
+	case kerrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("cannot get connection Secret %s: %w", ref.Name, err)
+	}
+	return s, nil
+}
+
+// publishedClientID is the client ID in the connection Secret, if any.
+func (e *external) publishedClientID(ctx context.Context, cr *v1alpha1.IASApplication) string {
+	s, err := e.connectionSecret(ctx, cr)
+	if err != nil || s == nil {
+		return ""
+	}
+	return string(s.Data[v1alpha1.KeyClientID])
+}
+
+// connectionHash digests the connection keys as a RuntimeSecret digests what it
+// wrote on its runtime, so the two can be compared without the values.
+func connectionHash(data map[string][]byte) string {
+	d := make(map[string][]byte, len(v1alpha1.ConnectionKeys))
+	for _, k := range v1alpha1.ConnectionKeys {
+		d[k] = data[k]
+	}
+	return runtimev1alpha1.DataHash(d)
+}
+
+// observeSecrets records the published secret and the retiring ones in the
+// status and returns the retiring secrets now due for deletion.
+func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplication, st secretState) ([]ias.APISecret, error) {
+	at := &cr.Status.AtProvider
+	if st.cur == nil {
+		// Keep naming the last published secret: it is what runtimes still hold.
+		at.Retiring = nil
+		return nil, nil
+	}
+	if at.SecretID != st.cur.ID || at.SecretPublishedAt == nil {
+		// First seen now; counting from now never retires a secret too early.
+		at.SecretPublishedAt = &metav1.Time{Time: e.now()}
+	}
+	at.SecretID, at.SecretHint, at.SecretValidTo = st.cur.ID, st.cur.Hint, nil
+	if st.cur.ValidTo != nil {
+		at.SecretValidTo = &metav1.Time{Time: *st.cur.ValidTo}
+	}
+	retiring := st.retiring()
+	at.Retiring = nil
+	if len(retiring) == 0 {
+		return nil, nil
+	}
+	after := at.SecretPublishedAt.Add(retireAfter(cr))
+	waiting := ""
+	if cr.GetWriteConnectionSecretToReference() != nil {
+		var err error
+		if waiting, err = e.users.NotYetCarrying(ctx, cr, st.dataHash); err != nil {
+			return nil, err
+		}
+	}
+	var due []ias.APISecret
+	for _, s := range retiring {
+		at.Retiring = append(at.Retiring, v1alpha1.RetiringSecret{ID: s.ID, Hint: s.Hint, DeleteAfter: metav1.Time{Time: after}, WaitingFor: waiting})
+		if waiting == "" && !e.now().Before(after) {
+			due = append(due, s)
+		}
+	}
+	return due, nil
+}
+
+// retireAfter is the grace period of an older secret.
+func retireAfter(cr *v1alpha1.IASApplication) time.Duration {
+	if d := cr.Spec.ForProvider.Secret.RetireAfter; d != nil {
+		return d.Duration
+	}
+	return v1alpha1.DefaultRetireAfter
+}
+
+// replaceSecret creates and publishes a new secret. With cur still published
+// (a rotation) it waits while an older one is still retiring, so that no more
+// than maxSecrets exist. With none usable, it first deletes the oldest of ours,
+// keeping the last published, since nothing can be published otherwise.
+func (e *external) replaceSecret(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, st *secretState) (managed.ConnectionDetails, error) {
+	if len(st.ours) >= maxSecrets {
+		if st.cur != nil {
+			e.recorder.Event(cr, event.Normal(reasonRotationWaits, fmt.Sprintf(
+				"Rotation waits: %s, but an older secret is still retiring and an application holds at most %d secrets of this provider", st.rotate, maxSecrets)))
+			return nil, nil
+		}
+		kept, err := e.makeRoom(ctx, cr, app, st.ours)
+		if err != nil {
+			return nil, err
+		}
+		st.ours = kept
+	}
+	endpoints, err := e.ias.Endpoints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	prev := cr.Status.AtProvider.SecretHint
+	cd, err := e.newSecret(ctx, cr, app, endpoints)
+	if err != nil {
+		return nil, err
+	}
+	// Published before anything else happens, so that the runtimes can take it up.
+	if _, err := e.publisher.PublishConnection(ctx, cr, cd); err != nil {
+		return nil, fmt.Errorf("cannot publish the new client secret: %w", err)
+	}
+	at := &cr.Status.AtProvider
+	at.SecretPublishedAt = &metav1.Time{Time: e.now()}
+	if st.cur != nil || prev != "" {
+		if st.cur != nil {
+			prev = st.cur.Hint
+		}
+		e.recorder.Event(cr, event.Normal(reasonRetiringSecret, fmt.Sprintf(
+			"Retiring client secret %s…: it is deleted in IAS once every RuntimeSecret using this application carries the new one, and not before %s",
+			prev, at.SecretPublishedAt.Add(retireAfter(cr)).UTC().Format(time.RFC3339))))
+	}
+	return cd, nil
+}
+
+// makeRoom deletes the oldest of ours until one is left, keeping the one last
+// published (the status names it), which runtimes most likely hold.
+func (e *external) makeRoom(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, ours []ias.APISecret) ([]ias.APISecret, error) {
+	keep := len(ours) - 1
+	for i := range ours {
+		if ours[i].ID == cr.Status.AtProvider.SecretID {
+			keep = i
+		}
+	}
+	for i, s := range ours {
+		if i == keep {
+			continue
+		}
+		if err := e.deleteSecret(ctx, cr, app.ID, s, "to make room for a new one: none of this provider's secrets is in the connection Secret"); err != nil {
+			return nil, err
+		}
+	}
+	return ours[keep : keep+1], nil
+}
+
+// deleteSecret deletes one of our secrets in IAS and says why.
+func (e *external) deleteSecret(ctx context.Context, cr *v1alpha1.IASApplication, appID string, s ias.APISecret, why string) error {
+	if err := e.ias.DeleteAPISecret(ctx, appID, s.ID); err != nil && !ias.IsNotFound(err) {
+		return err
+	}
+	e.recorder.Event(cr, event.Normal(reasonDeletedSecret, fmt.Sprintf("Deleted the older client secret %s… (id %s) %s", s.Hint, s.ID, why)))
+	return nil
+}
+
+// newSecret creates an api secret and records it in the status.
+func (e *external) newSecret(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, endpoints ias.Endpoints) (managed.ConnectionDetails, error) {
+	p := cr.Spec.ForProvider.Secret
+	spec := ias.SecretSpec{Description: description(cr), AuthorizationScopes: p.AuthorizationScopes}
+	if len(spec.AuthorizationScopes) == 0 {
+		spec.AuthorizationScopes = []string{"oAuth"}
+	}
+	if p.ValidFor != nil && p.ValidFor.Duration > 0 {
+		t := e.now().Add(p.ValidFor.Duration).UTC().Truncate(time.Second)
+		spec.ValidTo = &t
+	}
+	s, err := e.ias.CreateAPISecret(ctx, app.ID, spec)
+	if err != nil {
+		return nil, err
+	}
+	at := &cr.Status.AtProvider
+	at.ID, at.ClientID, at.TokenURL, at.CertsURL = app.ID, s.ClientID, endpoints.TokenURL, endpoints.CertsURL
+	at.SecretID, at.SecretHint = s.ID, s.Hint
+	at.SecretValidTo = nil
+	if s.ValidTo != nil {
+		at.SecretValidTo = &metav1.Time{Time: *s.ValidTo}
+	}
+	e.recorder.Event(cr, event.Normal(reasonNewSecret, fmt.Sprintf("Created client secret %s… for IAS application %s and published it", s.Hint, app.ID)))
+	return details(s.ClientID, s.Value, endpoints), nil
+}
+
+func details(clientID, secret string, e ias.Endpoints) managed.ConnectionDetails {
+	return managed.ConnectionDetails{
+		v1alpha1.KeyClientID:     []byte(clientID),
+		v1alpha1.KeyClientSecret: []byte(secret),
+		v1alpha1.KeyTokenURL:     []byte(e.TokenURL),
+		v1alpha1.KeyCertsURL:     []byte(e.CertsURL),
+	}
+}
+
+func description(cr *v1alpha1.IASApplication) string {
+	if d := cr.Spec.ForProvider.Secret.Description; d != "" {
+		return d
+	}
+	return v1alpha1.DefaultSecretDescription
+}
