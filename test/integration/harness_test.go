@@ -61,7 +61,9 @@ var (
 )
 
 const (
-	poll             = 3 * time.Second
+	poll = 3 * time.Second
+	// listSettle is how long the provider trusts IAS's lists to lag.
+	listSettle       = 6 * time.Second
 	timeout          = 60 * time.Second
 	runtimeCacheSize = 10
 )
@@ -172,6 +174,7 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 		Runtimes:           runtimes,
 		IAS:                ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}),
 		PollJitter:         500 * time.Millisecond,
+		IASListSettle:      listSettle,
 		ManagementPolicies: true,
 		KymaBridge:         true,
 		SetupFailed:        func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) },

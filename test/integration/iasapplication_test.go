@@ -131,6 +131,7 @@ func testConnectionSecretDeleted(t *testing.T) {
 	g := NewWithT(t)
 	tn := newTenant(t, newNamespace(t), iassim.Options{})
 	a := tn.app("runtime-lost-secret")
+	a.Spec.ForProvider.Secret.RetireAfter = &metav1.Duration{Duration: time.Second}
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
 	waitReady(t, a)
 	id := meta.GetExternalName(a)
@@ -140,7 +141,7 @@ func testConnectionSecretDeleted(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		app := expectPublished(g, tn, a)
 		g.Expect(string(connection(g, a)["client_secret"])).NotTo(Equal(old))
-		g.Expect(app.Secrets).To(HaveLen(1), "the lost secret is deleted once its successor is out")
+		g.Expect(app.Secrets).To(HaveLen(1), "the lost secret is deleted once its successor is out and the grace period passed")
 	}, timeout, 200*time.Millisecond).Should(Succeed())
 	g.Expect(meta.GetExternalName(get(g, a))).To(Equal(id))
 	g.Expect(tn.sim.Apps()).To(HaveLen(1))
@@ -554,6 +555,7 @@ func testRotation(t *testing.T) {
 	a := tn.app("runtime-rotating")
 	a.Spec.ForProvider.Secret.ValidFor = &metav1.Duration{Duration: time.Hour}
 	a.Spec.ForProvider.Secret.RotateBefore = &metav1.Duration{Duration: time.Hour - 10*time.Second}
+	a.Spec.ForProvider.Secret.RetireAfter = &metav1.Duration{Duration: time.Second}
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
 	waitReady(t, a)
 	first := expectPublished(g, tn, a).Secrets[0]

@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
@@ -46,7 +45,7 @@ func testRuntimeWithApplicationRef(t *testing.T) {
 	get(g, rs)
 	g.Expect(rs.Status.AtProvider.ClusterID).To(Equal("rt-with-app"))
 	g.Expect(rs.Status.AtProvider.NamespacedName).To(Equal("kyma-system/eventing-webhook-auth"))
-	g.Expect(rs.Status.AtProvider.DataHash).To(Equal(runtimesecret.Hash(connection(g, a))))
+	g.Expect(rs.Status.AtProvider.DataHash).To(Equal(runtimev1alpha1.DataHash(connection(g, a))))
 
 	// Deleted on the runtime: back within a poll.
 	g.Expect(rt.Delete(ctx, onRuntime(g, rt, "kyma-system", "eventing-webhook-auth"))).To(Succeed())

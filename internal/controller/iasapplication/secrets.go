@@ -201,7 +201,6 @@ func (e *external) replaceSecret(ctx context.Context, cr *v1alpha1.IASApplicatio
 	if err != nil {
 		return nil, err
 	}
-	prev := cr.Status.AtProvider.SecretHint
 	cd, err := e.newSecret(ctx, cr, app, endpoints)
 	if err != nil {
 		return nil, err
@@ -212,13 +211,14 @@ func (e *external) replaceSecret(ctx context.Context, cr *v1alpha1.IASApplicatio
 	}
 	at := &cr.Status.AtProvider
 	at.SecretPublishedAt = &metav1.Time{Time: e.now()}
-	if st.cur != nil || prev != "" {
-		if st.cur != nil {
-			prev = st.cur.Hint
+	if len(st.ours) > 0 {
+		hints := make([]string, 0, len(st.ours))
+		for _, o := range st.ours {
+			hints = append(hints, o.Hint+"…")
 		}
 		e.recorder.Event(cr, event.Normal(reasonRetiringSecret, fmt.Sprintf(
-			"Retiring client secret %s…: it is deleted in IAS once every RuntimeSecret using this application carries the new one, and not before %s",
-			prev, at.SecretPublishedAt.Add(retireAfter(cr)).UTC().Format(time.RFC3339))))
+			"Retiring client secret %s: it is deleted in IAS once every RuntimeSecret using this application carries the new one, and not before %s",
+			strings.Join(hints, ", "), at.SecretPublishedAt.Add(retireAfter(cr)).UTC().Format(time.RFC3339))))
 	}
 	return cd, nil
 }

@@ -1,0 +1,135 @@
+package iasapplication
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+)
+
+// fakeIAS is an in-memory tenant that records the calls that change it.
+type fakeIAS struct {
+	apps    []ias.Application
+	secrets map[string][]ias.APISecret
+	// unlisted apps exist but are not yet in filtered lists.
+	unlisted map[string]bool
+	calls    []string
+	next     int
+}
+
+var _ ias.Client = &fakeIAS{}
+
+func (f *fakeIAS) FindApplications(_ context.Context, name string) ([]ias.Application, error) {
+	var out []ias.Application
+	for _, a := range f.apps {
+		if a.Name == name && !f.unlisted[a.ID] {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeIAS) GetApplication(_ context.Context, id string) (*ias.Application, error) {
+	for i := range f.apps {
+		if f.apps[i].ID == id {
+			a := f.apps[i]
+			return &a, nil
+		}
+	}
+	return nil, &ias.APIError{Operation: "get_application", StatusCode: 404}
+}
+
+func (f *fakeIAS) CreateApplication(_ context.Context, s ias.ApplicationSpec) (string, error) {
+	f.next++
+	id := fmt.Sprintf("new-app-%d", f.next)
+	f.apps = append(f.apps, ias.Application{ID: id, Name: s.Name, DisplayName: s.DisplayName, Description: s.Description,
+		SSOType: ias.SSOTypeOIDC, Type: ias.TypeCharged, ClientID: "client-" + id})
+	f.calls = append(f.calls, "create app "+s.Name)
+	return id, nil
+}
+
+func (f *fakeIAS) PatchApplication(_ context.Context, id string, p []ias.Patch) error {
+	for _, x := range p {
+		f.calls = append(f.calls, fmt.Sprintf("patch %s %s", id, x.Path))
+	}
+	return nil
+}
+
+func (f *fakeIAS) DeleteApplication(_ context.Context, id string) error {
+	f.calls = append(f.calls, "delete app "+id)
+	for i, a := range f.apps {
+		if a.ID == id {
+			f.apps = slices.Delete(f.apps, i, i+1)
+			return nil
+		}
+	}
+	return &ias.APIError{Operation: "delete_application", StatusCode: 404}
+}
+
+func (f *fakeIAS) CreateAPISecret(_ context.Context, appID string, s ias.SecretSpec) (*ias.APISecret, error) {
+	f.next++
+	sec := ias.APISecret{ID: fmt.Sprintf("sec-%d", f.next), ClientID: "client-" + appID, Hint: fmt.Sprintf("h%03d", f.next),
+		Description: s.Description, ValidTo: s.ValidTo}
+	sec.Value = sec.Hint + "-value"
+	if f.secrets == nil {
+		f.secrets = map[string][]ias.APISecret{}
+	}
+	stored := sec
+	stored.Value = ""
+	f.secrets[appID] = append(f.secrets[appID], stored)
+	f.calls = append(f.calls, "create secret "+sec.ID)
+	return &sec, nil
+}
+
+func (f *fakeIAS) ListAPISecrets(_ context.Context, appID string) ([]ias.APISecret, error) {
+	return slices.Clone(f.secrets[appID]), nil
+}
+
+func (f *fakeIAS) DeleteAPISecret(_ context.Context, appID, secretID string) error {
+	f.calls = append(f.calls, "delete secret "+secretID)
+	f.secrets[appID] = slices.DeleteFunc(f.secrets[appID], func(s ias.APISecret) bool { return s.ID == secretID })
+	return nil
+}
+
+func (f *fakeIAS) Endpoints(context.Context) (ias.Endpoints, error) {
+	return ias.Endpoints{TokenURL: "https://t/oauth2/token", CertsURL: "https://t/oauth2/certs"}, nil
+}
+
+// usersFn answers Users.NotYetCarrying.
+type usersFn func(dataHash string) string
+
+func (fn usersFn) NotYetCarrying(_ context.Context, _ *v1alpha1.IASApplication, dataHash string) (string, error) {
+	return fn(dataHash), nil
+}
+
+// publisherFn records what is published.
+type publisherFn func(managed.ConnectionDetails)
+
+func (fn publisherFn) PublishConnection(_ context.Context, _ resource.LocalConnectionSecretOwner, cd managed.ConnectionDetails) (bool, error) {
+	fn(cd)
+	return true, nil
+}
+
+func (fn publisherFn) UnpublishConnection(context.Context, resource.LocalConnectionSecretOwner, managed.ConnectionDetails) error {
+	return nil
+}
+
+// eventLog records event reasons.
+type eventLog struct{ reasons []string }
+
+func (l *eventLog) Event(_ runtime.Object, e event.Event) {
+	l.reasons = append(l.reasons, string(e.Reason))
+}
+
+func (l *eventLog) WithAnnotations(...string) event.Recorder { return l }
+
+// at is the fixed now of the unit tests.
+var at = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)

@@ -1,0 +1,423 @@
+package iasapplication
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+)
+
+const appID = "11111111-1111-1111-1111-111111111111"
+
+// world is what one case starts from.
+type world struct {
+	cr      *v1alpha1.IASApplication
+	ias     *fakeIAS
+	conn    map[string][]byte // the connection Secret's data; nil: none
+	pending string            // what Users answers
+}
+
+// result is what one case published.
+type result struct {
+	published []managed.ConnectionDetails
+}
+
+func (w world) external(t *testing.T) (*external, *result) {
+	t.Helper()
+	s := kruntime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = v1alpha1.SchemeBuilder.AddToScheme(s)
+	b := fake.NewClientBuilder().WithScheme(s).WithObjects(w.cr.DeepCopy())
+	if w.conn != nil {
+		b = b.WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "rt-creds"}, Data: w.conn})
+	}
+	kube := b.Build()
+	r := &result{}
+	log := &eventLog{}
+	e := &external{ias: w.ias, kube: kube, reader: kube, recorder: log, listSettle: time.Minute, now: func() time.Time { return at },
+		users:     usersFn(func(string) string { return w.pending }),
+		publisher: publisherFn(func(cd managed.ConnectionDetails) { r.published = append(r.published, cd) })}
+	return e, r
+}
+
+// newCR is an IASApplication "rt" in namespace "ns" publishing to "rt-creds".
+func newCR(mods ...func(*v1alpha1.IASApplication)) *v1alpha1.IASApplication {
+	cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "rt", Namespace: "ns"}}
+	cr.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: "rt-creds"})
+	for _, m := range mods {
+		m(cr)
+	}
+	return cr
+}
+
+func withExternalName(id string) func(*v1alpha1.IASApplication) {
+	return func(cr *v1alpha1.IASApplication) { meta.SetExternalName(cr, id) }
+}
+
+// createdAgo says a create was sent d ago whose answer was lost.
+func createdAgo(d time.Duration) func(*v1alpha1.IASApplication) {
+	return func(cr *v1alpha1.IASApplication) {
+		meta.SetExternalCreatePending(cr, at.Add(-d))
+		meta.SetExternalCreateFailed(cr, at.Add(-d))
+	}
+}
+
+func publishedAgo(id string, d time.Duration) func(*v1alpha1.IASApplication) {
+	return func(cr *v1alpha1.IASApplication) {
+		cr.Status.AtProvider.SecretID = id
+		cr.Status.AtProvider.SecretPublishedAt = &metav1.Time{Time: at.Add(-d)}
+	}
+}
+
+func ourApp(id string, created time.Time) ias.Application {
+	return ias.Application{ID: id, Name: "rt", DisplayName: "rt", Description: ias.AppMarker, SSOType: ias.SSOTypeOIDC,
+		Type: ias.TypeCharged, ClientID: "client-" + id, Created: created}
+}
+
+func ourSecret(id, hint string) ias.APISecret {
+	return ias.APISecret{ID: id, Hint: hint, ClientID: "client-" + appID, Description: v1alpha1.DefaultSecretDescription}
+}
+
+// conn is a connection Secret holding the secret with the given hint.
+func conn(hint string) map[string][]byte {
+	return map[string][]byte{
+		v1alpha1.KeyClientID: []byte("client-" + appID), v1alpha1.KeyClientSecret: []byte(hint + "-value"),
+		v1alpha1.KeyTokenURL: []byte("https://t/oauth2/token"), v1alpha1.KeyCertsURL: []byte("https://t/oauth2/certs"),
+	}
+}
+
+func oneApp(secrets ...ias.APISecret) *fakeIAS {
+	return &fakeIAS{apps: []ias.Application{ourApp(appID, at.Add(-time.Hour))}, secrets: map[string][]ias.APISecret{appID: secrets}}
+}
+
+func TestObserve(t *testing.T) {
+	cases := map[string]struct {
+		w            world
+		exists       bool
+		upToDate     bool
+		lateInit     bool
+		err          string
+		ready        corev1.ConditionStatus
+		externalName string
+		calls        []string
+		events       []string
+		retiring     int
+	}{
+		"known UUID, secret published": {
+			w:      world{cr: newCR(withExternalName(appID)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
+			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID,
+		},
+		"no UUID, one app by name: adopted": {
+			w:      world{cr: newCR(), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
+			exists: true, upToDate: true, lateInit: true, ready: corev1.ConditionTrue, externalName: appID,
+			events: []string{string(reasonAdopted)},
+		},
+		"no UUID, no app, no create sent: create": {
+			w: world{cr: newCR(), ias: &fakeIAS{}},
+		},
+		"create without answer 10s ago, not listed yet: wait, do not create": {
+			w:   world{cr: newCR(createdAgo(10 * time.Second)), ias: &fakeIAS{}},
+			err: "got no answer, and IAS does not list the application yet",
+		},
+		"create without answer 2m ago, still not listed: create again": {
+			w: world{cr: newCR(createdAgo(2 * time.Minute)), ias: &fakeIAS{}},
+		},
+		"create without answer, app listed: adopted": {
+			w:      world{cr: newCR(createdAgo(10 * time.Second)), ias: oneApp()},
+			exists: true, lateInit: true, ready: corev1.ConditionFalse, externalName: appID,
+			events: []string{string(reasonAdopted)},
+		},
+		"two apps of ours, none published: the oldest kept, the other deleted": {
+			w: world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{
+				ourApp("new", at.Add(-time.Minute)), ourApp(appID, at.Add(-time.Hour))}}},
+			exists: true, lateInit: true, ready: corev1.ConditionFalse, externalName: appID,
+			calls: []string{"delete app new"}, events: []string{string(reasonDeletedDuplicate), string(reasonAdopted)},
+		},
+		"two apps of ours, the newer published: the newer kept": {
+			w: world{cr: newCR(), conn: conn("abcd"), ias: &fakeIAS{apps: []ias.Application{
+				ourApp("old", at.Add(-time.Hour)), ourApp(appID, at.Add(-time.Minute))},
+				secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
+			exists: true, upToDate: true, lateInit: true, ready: corev1.ConditionTrue, externalName: appID,
+			calls: []string{"delete app old"}, events: []string{string(reasonDeletedDuplicate), string(reasonAdopted)},
+		},
+		"an app of ours and a namesake without the marker: error, nothing deleted": {
+			w: world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{
+				ourApp(appID, at.Add(-time.Hour)), {ID: "theirs", Name: "rt", Type: ias.TypeCharged}}}},
+			err: "1 of them not created by this provider",
+		},
+		"known UUID after a create without answer: a late-listed duplicate of ours deleted": {
+			w: world{cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
+				meta.AddAnnotations(cr, map[string]string{AnnotationUnconfirmedCreate: at.Add(-5 * time.Minute).Format(time.RFC3339)})
+			}), conn: conn("abcd"), ias: &fakeIAS{apps: []ias.Application{ourApp("late", at.Add(-6*time.Minute)), ourApp(appID, at.Add(-5*time.Minute))},
+				secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
+			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID,
+			calls: []string{"delete app late"}, events: []string{string(reasonDeletedDuplicate)},
+		},
+		"known UUID gone from IAS: looked up by name, none: create": {
+			w: world{cr: newCR(withExternalName("22222222-2222-2222-2222-222222222222")), ias: &fakeIAS{}},
+		},
+		"deleting, UUID gone: gone, no namesake looked for": {
+			w: world{cr: newCR(withExternalName("22222222-2222-2222-2222-222222222222"), func(cr *v1alpha1.IASApplication) {
+				cr.SetDeletionTimestamp(&metav1.Time{Time: at})
+				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
+			}), ias: oneApp()},
+		},
+		"not a customer-created app: refused": {
+			w:   world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: "bundled"}}}},
+			err: `is of type "bundled"`,
+		},
+		"connection Secret lost: not Ready, a new secret needed": {
+			w:      world{cr: newCR(withExternalName(appID)), ias: oneApp(ourSecret("s1", "abcd"))},
+			exists: true, ready: corev1.ConditionFalse, externalName: appID,
+		},
+		"rotation due: still Ready, not up to date": {
+			w: world{cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
+				cr.Spec.ForProvider.Secret.RotateBefore = &metav1.Duration{Duration: time.Hour}
+			}), ias: oneApp(func() ias.APISecret {
+				s := ourSecret("s1", "abcd")
+				v := at.Add(30 * time.Minute)
+				s.ValidTo = &v
+				return s
+			}()), conn: conn("abcd")},
+			exists: true, ready: corev1.ConditionTrue, externalName: appID,
+		},
+		"older secret, a runtime still on it: kept, up to date": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", time.Hour)), ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")),
+				conn: conn("abcd"), pending: "1 of 2 RuntimeSecrets"},
+			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID, retiring: 1,
+		},
+		"older secret, runtimes moved on, grace not over: kept": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 5*time.Minute)), ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")),
+				conn: conn("abcd")},
+			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID, retiring: 1,
+		},
+		"older secret, runtimes moved on, grace over: due": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)), ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")),
+				conn: conn("abcd")},
+			exists: true, ready: corev1.ConditionTrue, externalName: appID, retiring: 1,
+		},
+		"published secret first seen now (status lost): grace counts from now": {
+			w: world{cr: newCR(withExternalName(appID)), ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")),
+				conn: conn("abcd")},
+			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID, retiring: 1,
+		},
+		"a secret made by hand is never ours to retire": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)), ias: oneApp(
+				ias.APISecret{ID: "s1", Hint: "hand", Description: "made by hand"}, ourSecret("s2", "abcd")), conn: conn("abcd")},
+			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e, _ := tc.w.external(t)
+			cr := tc.w.cr
+			obs, err := e.Observe(context.Background(), cr)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Observe(): want error containing %q, got %v", tc.err, err)
+				}
+				if len(tc.w.ias.calls) > 0 {
+					t.Errorf("Observe() changed IAS after an error: %v", tc.w.ias.calls)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Observe(): %v", err)
+			}
+			got := [3]bool{obs.ResourceExists, obs.ResourceUpToDate, obs.ResourceLateInitialized}
+			if want := [3]bool{tc.exists, tc.upToDate, tc.lateInit}; got != want {
+				t.Errorf("Observe(): exists, upToDate, lateInit = %v, want %v", got, want)
+			}
+			if tc.exists {
+				if s := cr.GetCondition(xpv2.TypeReady).Status; s != tc.ready {
+					t.Errorf("Ready = %s, want %s (%s)", s, tc.ready, cr.GetCondition(xpv2.TypeReady).Message)
+				}
+			}
+			if got := meta.GetExternalName(cr); got != tc.externalName && tc.exists {
+				t.Errorf("external name = %q, want %q", got, tc.externalName)
+			}
+			if diff := cmp.Diff(tc.calls, tc.w.ias.calls); diff != "" {
+				t.Errorf("IAS changes: -want +got:\n%s", diff)
+			}
+			if got := len(cr.Status.AtProvider.Retiring); got != tc.retiring {
+				t.Errorf("status.atProvider.retiring has %d, want %d", got, tc.retiring)
+			}
+			if tc.events != nil {
+				log := e.recorder.(*eventLog)
+				if diff := cmp.Diff(tc.events, log.reasons); diff != "" {
+					t.Errorf("events: -want +got:\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+func TestUpdate(t *testing.T) {
+	expiring := func(id, hint string, in time.Duration) ias.APISecret {
+		s := ourSecret(id, hint)
+		v := at.Add(in)
+		s.ValidTo = &v
+		return s
+	}
+	rotating := func(cr *v1alpha1.IASApplication) {
+		cr.Spec.ForProvider.Secret.ValidFor = &metav1.Duration{Duration: 2 * time.Hour}
+		cr.Spec.ForProvider.Secret.RotateBefore = &metav1.Duration{Duration: time.Hour}
+	}
+	cases := map[string]struct {
+		w         world
+		calls     []string
+		events    []string
+		published bool
+		ready     corev1.ConditionStatus
+		retiring  int
+	}{
+		"drift patched back": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), conn: conn("abcd"),
+				ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", DisplayName: "other", Description: ias.AppMarker, SSOType: ias.SSOTypeOIDC, Type: ias.TypeCharged, ClientID: "client-" + appID}},
+					secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
+			calls: []string{"patch " + appID + " /branding/displayName"},
+		},
+		"connection Secret lost: a new secret published, the old one retiring, Ready at once": {
+			w:         world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), ias: oneApp(ourSecret("s1", "abcd"))},
+			calls:     []string{"create secret sec-1"},
+			events:    []string{string(reasonNewSecret), string(reasonRetiringSecret)},
+			published: true, ready: corev1.ConditionTrue, retiring: 1,
+		},
+		"connection Secret lost with two of ours: the last published kept, the other deleted first": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)),
+				ias: oneApp(ourSecret("s1", "abcd"), ourSecret("s2", "efgh"))},
+			calls:     []string{"delete secret s2", "create secret sec-1"},
+			events:    []string{string(reasonDeletedSecret), string(reasonNewSecret), string(reasonRetiringSecret)},
+			published: true, ready: corev1.ConditionTrue, retiring: 1,
+		},
+		"rotation due: a new secret published, the old one kept": {
+			w:         world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s1", time.Hour)), ias: oneApp(expiring("s1", "abcd", 30*time.Minute)), conn: conn("abcd")},
+			calls:     []string{"create secret sec-1"},
+			events:    []string{string(reasonNewSecret), string(reasonRetiringSecret)},
+			published: true, ready: corev1.ConditionTrue, retiring: 1,
+		},
+		"rotation due while an older secret still retires: waits, no third secret": {
+			w: world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s2", 5*time.Minute)),
+				ias: oneApp(ourSecret("s1", "old1"), expiring("s2", "abcd", 30*time.Minute)), conn: conn("abcd")},
+			events: []string{string(reasonRotationWaits)}, retiring: 1,
+		},
+		"retired secret due: deleted": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)),
+				ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")), conn: conn("abcd")},
+			calls:  []string{"delete secret s1"},
+			events: []string{string(reasonDeletedSecret)},
+		},
+		"due retirement makes room for a due rotation": {
+			w: world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s2", 20*time.Minute)),
+				ias: oneApp(ourSecret("s1", "old1"), expiring("s2", "abcd", 30*time.Minute)), conn: conn("abcd")},
+			calls:     []string{"delete secret s1", "create secret sec-1"},
+			events:    []string{string(reasonDeletedSecret), string(reasonNewSecret), string(reasonRetiringSecret)},
+			published: true, ready: corev1.ConditionTrue, retiring: 1,
+		},
+		"a runtime still on the older secret: nothing deleted": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)),
+				ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")), conn: conn("abcd"), pending: "1 of 1 RuntimeSecrets"},
+			retiring: 1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e, r := tc.w.external(t)
+			cr := tc.w.cr
+			if _, err := e.Update(context.Background(), cr); err != nil {
+				t.Fatalf("Update(): %v", err)
+			}
+			if diff := cmp.Diff(tc.calls, tc.w.ias.calls); diff != "" {
+				t.Errorf("IAS changes: -want +got:\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.events, e.recorder.(*eventLog).reasons); diff != "" {
+				t.Errorf("events: -want +got:\n%s", diff)
+			}
+			if got := len(r.published) > 0; got != tc.published {
+				t.Errorf("published = %v, want %v", got, tc.published)
+			}
+			if tc.ready != "" {
+				if s := cr.GetCondition(xpv2.TypeReady).Status; s != tc.ready {
+					t.Errorf("Ready = %s, want %s", s, tc.ready)
+				}
+			}
+			if got := len(cr.Status.AtProvider.Retiring); got != tc.retiring {
+				t.Errorf("status.atProvider.retiring has %d, want %d", got, tc.retiring)
+			}
+			if n := len(tc.w.ias.secrets[appID]); n > maxSecrets {
+				t.Errorf("the app holds %d secrets of this provider, at most %d allowed", n, maxSecrets)
+			}
+		})
+	}
+}
+
+func TestCreateAndDelete(t *testing.T) {
+	cases := map[string]struct {
+		cr    *v1alpha1.IASApplication
+		ias   *fakeIAS
+		do    func(*external, *v1alpha1.IASApplication) error
+		calls []string
+	}{
+		"create marks the app as this provider's and makes a secret": {
+			cr: newCR(), ias: &fakeIAS{},
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				c, err := e.Create(context.Background(), cr)
+				if err == nil && string(c.ConnectionDetails[v1alpha1.KeyClientSecret]) == "" {
+					t.Error("Create() published no client secret")
+				}
+				if got := e.ias.(*fakeIAS).apps[0].Description; got != ias.AppMarker {
+					t.Errorf("app description = %q, want the marker", got)
+				}
+				return err
+			},
+			calls: []string{"create app rt", "create secret sec-2"},
+		},
+		"delete by UUID": {
+			cr: newCR(withExternalName(appID)), ias: oneApp(),
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				_, err := e.Delete(context.Background(), cr)
+				return err
+			},
+			calls: []string{"delete app " + appID},
+		},
+		"delete of an app already gone": {
+			cr: newCR(withExternalName(appID)), ias: &fakeIAS{},
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				_, err := e.Delete(context.Background(), cr)
+				return err
+			},
+			calls: []string{"delete app " + appID},
+		},
+		"delete without UUID touches nothing": {
+			cr: newCR(), ias: oneApp(),
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				_, err := e.Delete(context.Background(), cr)
+				return err
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e, _ := world{cr: tc.cr, ias: tc.ias}.external(t)
+			if err := tc.do(e, tc.cr); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.calls, tc.ias.calls); diff != "" {
+				t.Errorf("IAS changes: -want +got:\n%s", diff)
+			}
+		})
+	}
+}
