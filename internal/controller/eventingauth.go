@@ -19,6 +19,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/config"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 )
 
@@ -31,6 +32,8 @@ type Options struct {
 	Runtimes *runtime.Clients
 	// PollJitter spreads polls of many resources; default 10% of the poll interval.
 	PollJitter time.Duration
+	// Polls bounds the routine polls per second of all managed resources; nil: unbounded.
+	Polls *reconciler.PollBudget
 	// IASListSettle is how long IAS's lists may lag behind a create; default
 	// iasapplication.DefaultListSettle.
 	IASListSettle time.Duration
@@ -65,13 +68,13 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		v1alpha1.ClusterProviderConfigGroupVersionKind, v1alpha1.ClusterProviderConfigUsageGroupVersionKind)
 	gated("IASApplication", func() error {
 		return iasapplication.Setup(mgr, iasapplication.Options{
-			Options: o.Options, Pool: o.IAS, PollJitter: o.PollJitter, ListSettle: o.IASListSettle, ManagementPolicies: o.ManagementPolicies,
+			Options: o.Options, Pool: o.IAS, PollJitter: o.PollJitter, ListSettle: o.IASListSettle, ManagementPolicies: o.ManagementPolicies, Polls: o.Polls,
 		})
 	}, iasv1alpha1.IASApplicationGroupVersionKind, v1alpha1.ProviderConfigUsageGroupVersionKind)
 	// RuntimeSecrets watch IASApplications too.
 	gated("RuntimeSecret", func() error {
 		return runtimesecret.Setup(mgr, runtimesecret.Options{
-			Options: o.Options, Clients: o.Runtimes, PollJitter: o.PollJitter, ManagementPolicies: o.ManagementPolicies,
+			Options: o.Options, Clients: o.Runtimes, PollJitter: o.PollJitter, ManagementPolicies: o.ManagementPolicies, Polls: o.Polls,
 		})
 	}, runtimev1alpha1.RuntimeSecretGroupVersionKind, iasv1alpha1.IASApplicationGroupVersionKind)
 	if o.KymaBridge {

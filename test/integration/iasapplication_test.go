@@ -73,6 +73,7 @@ func testAdopt(t *testing.T) {
 	before, _ := tn.sim.App(id)
 
 	a := tn.app("runtime-adopt")
+	a.Spec.ForProvider.Secret.RetireAfter = &metav1.Duration{Duration: time.Second}
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
 	waitReady(t, a)
 	g.Expect(meta.GetExternalName(a)).To(Equal(id))
@@ -84,7 +85,7 @@ func testAdopt(t *testing.T) {
 		var descs []string
 		for _, s := range app.Secrets {
 			descs = append(descs, s.Description)
-			g.Expect(s.ID).NotTo(BeElementOf(before.Secrets[0].ID, before.Secrets[1].ID), "earlier provider-marked secrets are deleted")
+			g.Expect(s.ID).NotTo(BeElementOf(before.Secrets[0].ID, before.Secrets[1].ID), "earlier provider-marked secrets are retired once no runtime needs them")
 		}
 		g.Expect(descs).To(ConsistOf(iasv1alpha1.DefaultSecretDescription, "someone else's"))
 	}, timeout, 200*time.Millisecond).Should(Succeed())

@@ -310,7 +310,8 @@ func (c *client) DeleteAPISecret(ctx context.Context, appID, secretID string) er
 }
 
 // Endpoints reads the tenant's well-known document once per tenant URL and
-// credentials; the Pool drops the cache when either changes.
+// credentials; the Pool drops the cache when either changes. Concurrent callers
+// share one request.
 func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
 	c.state.mu.Lock()
 	cached, hc := c.state.endpoints, c.state.http
@@ -318,6 +319,14 @@ func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
 	if cached != nil {
 		return *cached, nil
 	}
+	v, err, _ := c.state.wellKnown.Do(c.tenant.URL, func() (any, error) { return c.fetchEndpoints(ctx, hc) })
+	if err != nil {
+		return Endpoints{}, err
+	}
+	return v.(Endpoints), nil //nolint:forcetypeassert // fetchEndpoints returns Endpoints.
+}
+
+func (c *client) fetchEndpoints(ctx context.Context, hc *http.Client) (Endpoints, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(c.tenant.URL, "/")+"/.well-known/openid-configuration", nil)
 	if err != nil {
 		return Endpoints{}, fmt.Errorf("IAS %s: %w", opWellKnown, err)

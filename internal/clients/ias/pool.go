@@ -1,6 +1,8 @@
 package ias
 
 import (
+	"golang.org/x/sync/singleflight"
+
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -63,6 +65,9 @@ type Pool struct {
 
 type tenantState struct {
 	gate *tenantGate
+	// wellKnown makes resources that start at once share one fetch of the
+	// well-known document.
+	wellKnown singleflight.Group
 
 	mu        sync.Mutex
 	digest    string // of the credentials the state below was made with

@@ -36,6 +36,7 @@ type connector struct {
 	publisher  managed.LocalConnectionPublisher
 	users      Users
 	listSettle time.Duration
+	created    *created
 }
 
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (managed.TypedExternalClient[*v1alpha1.IASApplication], error) {
@@ -51,7 +52,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 		return nil, err
 	}
 	return &external{ias: cl, kube: c.kube, reader: c.reader, globalAccount: cfg.GlobalAccount, recorder: c.recorder,
-		publisher: c.publisher, users: c.users, listSettle: c.listSettle, now: time.Now}, nil
+		publisher: c.publisher, users: c.users, listSettle: c.listSettle, created: c.created, now: time.Now}, nil
 }
 
 // external reconciles one IASApplication with its IAS tenant. It lives for one
@@ -67,10 +68,14 @@ type external struct {
 	// listSettle is how long after a create without answer IAS's lists are
 	// trusted to show the app, if it was made.
 	listSettle time.Duration
+	created    *created
 	now        func() time.Time
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
+	if c, ok := e.created.take(cr.GetUID(), meta.GetExternalName(cr), e.now()); ok {
+		return e.observeCreated(ctx, cr, c)
+	}
 	app, adopted, err := e.find(ctx, cr)
 	if err != nil || app == nil {
 		return managed.ExternalObservation{}, err
@@ -118,6 +123,24 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	return obs, nil
 }
 
+// observeCreated is the Observe right after a Create: the app and its secret
+// are as the Create made them, so IAS is not asked again.
+func (e *external) observeCreated(ctx context.Context, cr *v1alpha1.IASApplication, c createdApp) (managed.ExternalObservation, error) {
+	endpoints, err := e.ias.Endpoints(ctx)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	at := &cr.Status.AtProvider
+	at.ID, at.ClientID, at.TokenURL, at.CertsURL = c.app.ID, c.app.ClientID, endpoints.TokenURL, endpoints.CertsURL
+	st := secretState{ours: []ias.APISecret{c.secret}, cur: &c.secret, value: c.secret.Value}
+	if _, err := e.observeSecrets(ctx, cr, st); err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	cr.SetConditions(xpv2.Available())
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true,
+		ConnectionDetails: details(c.app.ClientID, c.secret.Value, endpoints)}, nil
+}
+
 func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalCreation, error) {
 	ga := cr.Spec.ForProvider.GlobalAccount
 	if ga == "" {
@@ -138,6 +161,14 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
+	at := cr.Status.AtProvider
+	app.DisplayName, app.Description, app.SSOType, app.Type, app.ClientID = cr.AppDisplayName(), ias.AppMarker, ias.SSOTypeOIDC, ias.TypeCharged, at.ClientID
+	secret := ias.APISecret{ID: at.SecretID, ClientID: at.ClientID, Hint: at.SecretHint, Description: description(cr),
+		Value: string(cd[v1alpha1.KeyClientSecret])}
+	if at.SecretValidTo != nil {
+		secret.ValidTo = &at.SecretValidTo.Time
+	}
+	e.created.put(cr.GetUID(), createdApp{app: *app, secret: secret, at: e.now()})
 	return managed.ExternalCreation{ConnectionDetails: cd}, nil
 }
 

@@ -22,12 +22,14 @@ type fakeIAS struct {
 	// unlisted apps exist but are not yet in filtered lists.
 	unlisted map[string]bool
 	calls    []string
+	reads    int
 	next     int
 }
 
 var _ ias.Client = &fakeIAS{}
 
 func (f *fakeIAS) FindApplications(_ context.Context, name string) ([]ias.Application, error) {
+	f.reads++
 	var out []ias.Application
 	for _, a := range f.apps {
 		if a.Name == name && !f.unlisted[a.ID] {
@@ -38,6 +40,7 @@ func (f *fakeIAS) FindApplications(_ context.Context, name string) ([]ias.Applic
 }
 
 func (f *fakeIAS) GetApplication(_ context.Context, id string) (*ias.Application, error) {
+	f.reads++
 	for i := range f.apps {
 		if f.apps[i].ID == id {
 			a := f.apps[i]
@@ -90,6 +93,7 @@ func (f *fakeIAS) CreateAPISecret(_ context.Context, appID string, s ias.SecretS
 }
 
 func (f *fakeIAS) ListAPISecrets(_ context.Context, appID string) ([]ias.APISecret, error) {
+	f.reads++
 	return slices.Clone(f.secrets[appID]), nil
 }
 

@@ -45,6 +45,10 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 		case meta.WasDeleted(cr):
 			// Gone while deleting: never look for a namesake to delete instead.
 			return nil, false, nil
+		case meta.ExternalCreateSucceededDuring(cr, e.listSettle):
+			// Reads may lag behind the create: wait rather than make another.
+			return nil, false, fmt.Errorf("IAS application %s, created at %s, is not found yet; IAS's reads may lag behind its writes, so it is looked for again before anything is created",
+				id, meta.GetExternalCreateSucceeded(cr).UTC().Format(time.RFC3339))
 		}
 	}
 	apps, err := e.ias.FindApplications(ctx, cr.AppName())

@@ -47,7 +47,7 @@ func (w world) external(t *testing.T) (*external, *result) {
 	kube := b.Build()
 	r := &result{}
 	log := &eventLog{}
-	e := &external{ias: w.ias, kube: kube, reader: kube, recorder: log, listSettle: time.Minute, now: func() time.Time { return at },
+	e := &external{ias: w.ias, kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: &created{}, now: func() time.Time { return at },
 		users:     usersFn(func(string) string { return w.pending }),
 		publisher: publisherFn(func(cd managed.ConnectionDetails) { r.published = append(r.published, cd) })}
 	return e, r
@@ -384,6 +384,41 @@ func TestCreateAndDelete(t *testing.T) {
 				return err
 			},
 			calls: []string{"create app rt", "create secret sec-2"},
+		},
+		"the Observe right after a Create asks IAS nothing": {
+			cr: newCR(), ias: &fakeIAS{},
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				if _, err := e.Create(context.Background(), cr); err != nil {
+					return err
+				}
+				f := e.ias.(*fakeIAS)
+				reads := f.reads
+				obs, err := e.Observe(context.Background(), cr)
+				if f.reads != reads {
+					t.Errorf("Observe() after Create() made %d IAS reads, want none", f.reads-reads)
+				}
+				if !obs.ResourceExists || !obs.ResourceUpToDate || cr.GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue {
+					t.Errorf("Observe() after Create(): %+v, Ready %s", obs, cr.GetCondition(xpv2.TypeReady).Status)
+				}
+				// Only once: the next Observe asks IAS.
+				if _, err := e.Observe(context.Background(), cr); err != nil || f.reads == reads {
+					t.Errorf("second Observe(): err %v, reads %d", err, f.reads-reads)
+				}
+				return err
+			},
+			calls: []string{"create app rt", "create secret sec-2"},
+		},
+		"just created app not yet readable: wait, never create another": {
+			cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
+				meta.SetExternalCreateSucceeded(cr, time.Now().Add(-5*time.Second))
+			}), ias: &fakeIAS{},
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				_, err := e.Observe(context.Background(), cr)
+				if err == nil || !strings.Contains(err.Error(), "is not found yet") {
+					t.Errorf("Observe(): want a wait, got %v", err)
+				}
+				return nil
+			},
 		},
 		"delete by UUID": {
 			cr: newCR(withExternalName(appID)), ias: oneApp(),

@@ -7,7 +7,6 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -30,6 +29,8 @@ type Options struct {
 	ListSettle time.Duration
 	// ManagementPolicies turns on spec.managementPolicies.
 	ManagementPolicies bool
+	// Polls is the poll budget shared by every managed-resource controller.
+	Polls *reconciler.PollBudget
 }
 
 // DefaultListSettle bounds how long IAS's filtered lists lag behind a create.
@@ -54,19 +55,24 @@ func Setup(mgr ctrl.Manager, o Options) error {
 			publisher:  managed.NewAPILocalSecretPublisher(mgr.GetClient(), mgr.GetScheme()),
 			users:      runtimeSecretUsers{kube: mgr.GetClient()},
 			listSettle: o.ListSettle,
+			created:    &created{},
 		}),
 		// The external name is the IAS UUID, never metadata.name.
 		managed.WithInitializers(),
 		// Observe finds an app by its name when the UUID is not known, so a create
 		// whose outcome was lost is safe to retry: it adopts instead of duplicating.
 		managed.WithDeterministicExternalName(true),
+		// Observe itself waits for a lagging read after a create (find), so
+		// crossplane-runtime's 30s grace would only hold back the release of a
+		// resource deleted right after its creation.
+		managed.WithCreationGracePeriod(time.Nanosecond),
 	)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.IASApplicationGroupVersionKind), opts...)
 
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
-		WithOptions(o.ForControllerRuntime()).
+		WithOptions(reconciler.ControllerOptions(o.Options)).
 		WithEventFilter(resource.DesiredStateChanged()).
 		For(&v1alpha1.IASApplication{}).
-		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+		Complete(reconciler.PollsLast(r, o.Polls))
 }

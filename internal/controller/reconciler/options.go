@@ -5,6 +5,10 @@ package reconciler
 import (
 	"time"
 
+	"k8s.io/client-go/util/workqueue"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
@@ -30,4 +34,14 @@ func CommonOptions(o controller.Options, name string, recorder event.Recorder, j
 		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
 	}
 	return opts
+}
+
+// ControllerOptions are the controller-runtime options every managed-resource
+// controller uses. Failed and explicitly requeued reconciles back off from
+// 50ms rather than crossplane-runtime's 1s: the Observe that follows every
+// Create is such a requeue, and a new runtime should not wait a second for it.
+func ControllerOptions(o controller.Options) crcontroller.Options {
+	c := o.ForControllerRuntime()
+	c.RateLimiter = workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](50*time.Millisecond, time.Minute)
+	return c
 }

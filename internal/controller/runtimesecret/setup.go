@@ -4,19 +4,22 @@ package runtimesecret
 
 import (
 	"context"
+	"reflect"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	xpevent "github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
@@ -34,6 +37,8 @@ type Options struct {
 	PollJitter time.Duration
 	// ManagementPolicies turns on spec.managementPolicies.
 	ManagementPolicies bool
+	// Polls is the poll budget shared by every managed-resource controller.
+	Polls *reconciler.PollBudget
 }
 
 // Field indexes that map a Secret or IASApplication to the RuntimeSecrets using it.
@@ -45,7 +50,7 @@ const (
 // Setup adds a controller that reconciles RuntimeSecret resources.
 func Setup(mgr ctrl.Manager, o Options) error {
 	name := managed.ControllerName(v1alpha1.RuntimeSecretGroupKind)
-	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
+	recorder := xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))
 	opts := append(reconciler.CommonOptions(o.Options, name, recorder, o.PollJitter, o.ManagementPolicies),
 		managed.WithTypedExternalConnector[*v1alpha1.RuntimeSecret](&connector{
 			kube:     mgr.GetClient(),
@@ -76,11 +81,12 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	// in IAS right after it is replaced.
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
-		WithOptions(o.ForControllerRuntime()).
+		WithOptions(reconciler.ControllerOptions(o.Options)).
 		For(&v1alpha1.RuntimeSecret{}, builder.WithPredicates(resource.DesiredStateChanged())).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexSecrets))).
-		Watches(&iasv1alpha1.IASApplication{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexApplication))).
-		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+		Watches(&iasv1alpha1.IASApplication{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexApplication)),
+			builder.WithPredicates(readinessChanged())).
+		Complete(reconciler.PollsLast(r, o.Polls))
 }
 
 // secretsOf names the Secrets a RuntimeSecret reads.
@@ -116,4 +122,20 @@ func users(c client.Reader, index string) handler.MapFunc {
 		}
 		return out
 	}
+}
+
+// readinessChanged passes an IASApplication's creation, deletion and the updates
+// that change its readiness or its connection Secret: all a RuntimeSecret waits
+// for. Its other status updates would wake every waiting RuntimeSecret for nothing.
+func readinessChanged() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		was, okOld := e.ObjectOld.(*iasv1alpha1.IASApplication)
+		is, okNew := e.ObjectNew.(*iasv1alpha1.IASApplication)
+		if !okOld || !okNew {
+			return true
+		}
+		return was.GetCondition(xpv2.TypeReady).Status != is.GetCondition(xpv2.TypeReady).Status ||
+			!reflect.DeepEqual(was.GetWriteConnectionSecretToReference(), is.GetWriteConnectionSecretToReference()) ||
+			was.GetDeletionTimestamp().IsZero() != is.GetDeletionTimestamp().IsZero()
+	}}
 }

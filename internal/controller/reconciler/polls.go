@@ -1,0 +1,48 @@
+package reconciler
+
+import (
+	"context"
+	"time"
+
+	"golang.org/x/time/rate"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// PollBudget bounds how many routine polls per second all managed-resource
+// controllers start together. It replaces crossplane-runtime's global reconcile
+// limiter, which holds back every reconcile alike: behind it a new runtime, a
+// deletion or a repair queued behind thousands of routine polls.
+type PollBudget struct {
+	limiter *rate.Limiter
+}
+
+// NewPollBudget allows perSecond polls per second on average.
+func NewPollBudget(perSecond int) *PollBudget {
+	return &PollBudget{limiter: rate.NewLimiter(rate.Limit(perSecond), max(perSecond, 1))}
+}
+
+// PollsLast wraps a managed reconciler so that its timed re-checks (results
+// with RequeueAfter: polls, waits) are queued at low priority and spread within
+// the budget, while anything an event or a retry brings is reconciled at once.
+// The controller's priority queue serves ready items of higher priority first,
+// so a change never waits behind routine polls.
+func PollsLast(r reconcile.Reconciler, b *PollBudget) reconcile.Reconciler {
+	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		res, err := r.Reconcile(ctx, req)
+		if err != nil || res.RequeueAfter <= 0 {
+			return res, err
+		}
+		if b != nil {
+			// Reserve the poll's slot at the time it falls due: no worker waits
+			// for it, the poll is only scheduled later when the budget is spent.
+			at := time.Now().Add(res.RequeueAfter)
+			if rsv := b.limiter.ReserveN(at, 1); rsv.OK() {
+				res.RequeueAfter += rsv.DelayFrom(at)
+			}
+		}
+		res.Priority = ptr.To(handler.LowPriority)
+		return res, nil
+	})
+}
