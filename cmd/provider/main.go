@@ -32,6 +32,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
 
 func main() {
@@ -102,6 +103,7 @@ func main() {
 		IAS:                ias.NewPool(ias.PoolOptions{Timeout: *iasTimeout, Metrics: ias.NewMetrics(metrics.Registry)}),
 		Runtimes:           runtime.NewClients(runtime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, Metrics: runtime.NewMetrics(metrics.Registry)}),
 		PollJitter:         *pollJitter,
+		Polls:              reconciler.NewPollBudget(*maxReconcileRate),
 		IASListSettle:      *iasListSettle,
 		ManagementPolicies: *mgmtPolicies,
 		KymaBridge:         *kymaBridge,

@@ -39,6 +39,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
@@ -174,6 +175,7 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 		Runtimes:           runtimes,
 		IAS:                ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}),
 		PollJitter:         500 * time.Millisecond,
+		Polls:              reconciler.NewPollBudget(200),
 		IASListSettle:      listSettle,
 		ManagementPolicies: true,
 		KymaBridge:         true,

@@ -1,0 +1,181 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+)
+
+// BenchmarkScale takes the figures of issue 11 in one run, in this order: a
+// single runtime on an idle system, 200 runtimes at once, their deletion, 1,000
+// runtimes at once, and new runtimes while those 1,000 poll. Each figure is
+// printed as "BENCH <key> <value> bound <bound> ratio <value/bound>".
+func BenchmarkScale(b *testing.B) {
+	for range b.N {
+		ctx := context.Background()
+		idle(ctx, b)
+		ids := bringUp(ctx, b, "bringup_200", 200)
+		teardown(ctx, b, "delete_200", ids)
+		bringUp(ctx, b, "bringup_1000", 1000)
+		newWhilePolling(ctx, b, 30)
+	}
+}
+
+// figure prints one figure with what it is held against.
+func figure(key string, value, bound float64) {
+	fmt.Printf("BENCH %s %.3f bound %.3f ratio %.2f\n", key, value, bound, value/bound)
+}
+
+var seq int
+
+func nextID(prefix string) string {
+	seq++
+	return fmt.Sprintf("%s-%05d", prefix, seq)
+}
+
+// waitAll polls until done holds for every id, and returns when each first did.
+func waitAll(ctx context.Context, b *testing.B, ids []string, limit time.Duration, done func(context.Context, string) bool) map[string]time.Time {
+	at := map[string]time.Time{}
+	deadline := time.Now().Add(limit)
+	for len(at) < len(ids) {
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d not done after %s; provider log:\n%s", len(ids)-len(at), len(ids), limit, logTail())
+		}
+		var mu sync.Mutex
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(16)
+		for _, id := range ids {
+			if _, ok := at[id]; ok {
+				continue
+			}
+			g.Go(func() error {
+				if done(gctx, id) {
+					mu.Lock()
+					at[id] = time.Now()
+					mu.Unlock()
+				}
+				return nil
+			})
+		}
+		_ = g.Wait()
+		time.Sleep(100 * time.Millisecond)
+	}
+	return at
+}
+
+func create(ctx context.Context, b *testing.B, ids []string) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(32)
+	for _, id := range ids {
+		g.Go(func() error { return newRuntime(gctx, id) })
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	slices.Sort(d)
+	return d[min(len(d)-1, int(float64(len(d))*p))]
+}
+
+// idle: one runtime at a time on an idle system, resource to runtime Secret.
+func idle(ctx context.Context, b *testing.B) {
+	var took []time.Duration
+	for range 10 {
+		id := nextID("idle")
+		start := time.Now()
+		create(ctx, b, []string{id})
+		at := waitAll(ctx, b, []string{id}, time.Minute, hasSecret)
+		took = append(took, at[id].Sub(start))
+	}
+	figure("single_runtime_p50_s", percentile(took, 0.5).Seconds(), 0.5)
+}
+
+// bringUp creates n runtimes at once and waits for every runtime Secret.
+func bringUp(ctx context.Context, b *testing.B, key string, n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = nextID(key)
+	}
+	calls0, throttled0 := iasCalls()
+	start := time.Now()
+	create(ctx, b, ids)
+	at := waitAll(ctx, b, ids, 15*time.Minute, hasSecret)
+	elapsed := time.Since(start)
+	calls, throttled := iasCalls()
+	calls, throttled = calls-calls0, throttled-throttled0
+	var took []time.Duration
+	for _, t := range at {
+		took = append(took, t.Sub(start))
+	}
+	bound := float64(calls) / tenantQPS
+	figure(key+"_s", elapsed.Seconds(), 1.3*bound)
+	fmt.Printf("BENCH %s_ias_bound_s %.3f\n", key, bound)
+	fmt.Printf("BENCH %s_p50_s %.3f\n", key, percentile(took, 0.5).Seconds())
+	figure(key+"_ias_calls_per_runtime", float64(calls)/float64(n), 4)
+	fmt.Printf("BENCH %s_429 %d\n", key, throttled)
+	fmt.Printf("BENCH %s_ias_rps %.1f\n", key, float64(calls)/elapsed.Seconds())
+	return ids
+}
+
+// teardown deletes runtimes and waits until their apps, runtime Secrets and
+// resources are all gone.
+func teardown(ctx context.Context, b *testing.B, key string, ids []string) {
+	calls0, _ := iasCalls()
+	start := time.Now()
+	for _, id := range ids {
+		if err := deleteRuntime(ctx, id); err != nil {
+			b.Fatal(err)
+		}
+	}
+	waitAll(ctx, b, ids, 10*time.Minute, func(ctx context.Context, id string) bool {
+		if hasSecret(ctx, id) || len(sim.AppsNamed(id)) > 0 {
+			return false
+		}
+		a := &iasv1alpha1.IASApplication{}
+		r := &runtimev1alpha1.RuntimeSecret{}
+		return mgmt.Get(ctx, key2(id), a) != nil && mgmt.Get(ctx, key2(id), r) != nil
+	})
+	elapsed := time.Since(start)
+	calls, _ := iasCalls()
+	bound := float64(calls-calls0) / tenantQPS
+	figure(key+"_s", elapsed.Seconds(), 1.3*bound)
+}
+
+// newWhilePolling: with the runtimes above Ready and polling at benchPoll,
+// new runtimes one a second; each must get its Secret within 5s.
+func newWhilePolling(ctx context.Context, b *testing.B, n int) {
+	// Let the polls of the bring-up spread out into steady state.
+	time.Sleep(benchPoll)
+	calls0, _ := iasCalls()
+	steadyStart := time.Now()
+	var mu sync.Mutex
+	var took []time.Duration
+	var wg sync.WaitGroup
+	for range n {
+		id := nextID("new")
+		start := time.Now()
+		create(ctx, b, []string{id})
+		wg.Go(func() {
+			at := waitAll(ctx, b, []string{id}, 2*time.Minute, hasSecret)
+			mu.Lock()
+			took = append(took, at[id].Sub(start))
+			mu.Unlock()
+		})
+		time.Sleep(time.Second)
+	}
+	wg.Wait()
+	calls, _ := iasCalls()
+	figure("new_runtime_p99_s_1000", percentile(took, 0.99).Seconds(), 5)
+	fmt.Printf("BENCH new_runtime_p50_s_1000 %.3f\n", percentile(took, 0.5).Seconds())
+	fmt.Printf("BENCH steady_ias_rps_1000_poll60s %.1f\n", float64(calls-calls0)/time.Since(steadyStart).Seconds())
+}
