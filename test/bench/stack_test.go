@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -98,7 +99,6 @@ func run(m *testing.M) (int, error) {
 			StringData: map[string]string{"username": "admin", "password": "admin-password", "url": sim.URL}},
 		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: v1alpha1.ClusterProviderConfigSpec{
 			Credentials: v1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.SecretReference{Name: "ias", Namespace: ns}}}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-runtime", Namespace: ns}, Data: map[string][]byte{"config": runtimeKC}},
 	}
 	for _, o := range objs {
 		if err := mgmt.Create(ctx, o); err != nil {
@@ -118,8 +118,10 @@ func run(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	provider = exec.Command(bin, "--poll="+benchPoll.String(), "--kyma-bridge=false",
-		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0")
+	args := []string{"--poll=" + benchPoll.String(), "--kyma-bridge=false", "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0"}
+	// BENCH_PROVIDER_ARGS compares settings, e.g. "--max-reconcile-rate=50".
+	args = append(args, strings.Fields(os.Getenv("BENCH_PROVIDER_ARGS"))...)
+	provider = exec.Command(bin, args...)
 	provider.Env = append(os.Environ(), "KUBECONFIG="+kcPath)
 	provider.Stdout, provider.Stderr = logf, logf
 	if err := provider.Start(); err != nil {
@@ -144,6 +146,16 @@ func newRuntime(ctx context.Context, id string) error {
 	if err := rt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}}); err != nil {
 		return err
 	}
+	// Every runtime has a kubeconfig of its own, so a client of its own, as in a
+	// landscape; only the context's name tells them apart here.
+	kc, err := kubeconfigNamed(id)
+	if err != nil {
+		return err
+	}
+	if err := mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns},
+		Data: map[string][]byte{"config": kc}}); err != nil {
+		return err
+	}
 	app := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns}}
 	app.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: id + "-ias"})
 	if err := mgmt.Create(ctx, app); err != nil {
@@ -152,11 +164,22 @@ func newRuntime(ctx context.Context, id string) error {
 	rs := &runtimev1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns},
 		Spec: runtimev1alpha1.RuntimeSecretSpec{ForProvider: runtimev1alpha1.RuntimeSecretParameters{
 			RuntimeID:           id,
-			KubeconfigSecretRef: runtimev1alpha1.KubeconfigSecretReference{Name: "kubeconfig-runtime", Key: "config"},
 			ApplicationRef:      &xpv2.NamespacedReference{Name: id},
 			Target:              runtimev1alpha1.TargetSecret{Namespace: id, Name: "eventing-webhook-auth"},
 		}}}
 	return mgmt.Create(ctx, rs)
+}
+
+// kubeconfigNamed is the runtime's admin kubeconfig with its context named id.
+func kubeconfigNamed(id string) ([]byte, error) {
+	cfg, err := clientcmd.Load(runtimeKC)
+	if err != nil {
+		return nil, err
+	}
+	c := cfg.Contexts[cfg.CurrentContext]
+	delete(cfg.Contexts, cfg.CurrentContext)
+	cfg.Contexts[id], cfg.CurrentContext = c, id
+	return clientcmd.Write(*cfg)
 }
 
 // deleteRuntime deletes a runtime's resources.
@@ -164,6 +187,7 @@ func deleteRuntime(ctx context.Context, id string) error {
 	if err := mgmt.Delete(ctx, &runtimev1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns}}); err != nil {
 		return err
 	}
+	// The kubeconfig goes with the runtime, after the RuntimeSecret cleaned up.
 	return mgmt.Delete(ctx, &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns}})
 }
 
