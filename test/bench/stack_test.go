@@ -210,6 +210,13 @@ func iasCalls() (total, throttled int) {
 	return total, throttled
 }
 
+// creationCalls counts the calls that only making a runtime takes.
+func creationCalls() int {
+	st := sim.Stats()
+	return st.Count(iassim.OpListApplications, 0) + st.Count(iassim.OpCreateApplication, 0) +
+		st.Count(iassim.OpCreateAPISecret, 0) + st.Count(iassim.OpWellKnown, 0)
+}
+
 // logTail is the end of the provider's log, for failures.
 func logTail() string {
 	b, _ := os.ReadFile(providerLog)
