@@ -1,0 +1,63 @@
+package reconciler
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+func TestPollsLast(t *testing.T) {
+	boom := errors.New("boom")
+	cases := map[string]struct {
+		inner    reconcile.Result
+		err      error
+		priority *int
+		requeue  time.Duration
+	}{
+		"a poll is queued at low priority":        {inner: reconcile.Result{RequeueAfter: time.Minute}, priority: ptr.To(handler.LowPriority), requeue: time.Minute},
+		"an immediate requeue keeps its priority": {inner: reconcile.Result{Requeue: true}},
+		"an error keeps its priority":             {inner: reconcile.Result{}, err: boom},
+		"done keeps its priority":                 {inner: reconcile.Result{}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := PollsLast(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return tc.inner, tc.err }), nil)
+			got, err := r.Reconcile(context.Background(), reconcile.Request{})
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("error %v, want %v", err, tc.err)
+			}
+			if (got.Priority == nil) != (tc.priority == nil) || got.Priority != nil && *got.Priority != *tc.priority {
+				t.Errorf("priority %v, want %v", got.Priority, tc.priority)
+			}
+			if got.RequeueAfter != tc.requeue {
+				t.Errorf("RequeueAfter %s, want %s", got.RequeueAfter, tc.requeue)
+			}
+		})
+	}
+}
+
+// TestPollBudgetSpreadsPolls: polls falling due together beyond the budget are
+// scheduled later, one budget slot apart, instead of all at once.
+func TestPollBudgetSpreadsPolls(t *testing.T) {
+	b := NewPollBudget(10)
+	r := PollsLast(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+		return reconcile.Result{RequeueAfter: time.Minute}, nil
+	}), b)
+	var last time.Duration
+	for i := range 30 {
+		got, _ := r.Reconcile(context.Background(), reconcile.Request{})
+		if i < 10 && got.RequeueAfter > time.Minute+time.Second {
+			t.Errorf("poll %d within the burst was delayed to %s", i, got.RequeueAfter)
+		}
+		last = got.RequeueAfter
+	}
+	// 30 polls at 10/s with a burst of 10: the last about 2s after the minute.
+	if last < time.Minute+1500*time.Millisecond || last > time.Minute+2500*time.Millisecond {
+		t.Errorf("the 30th poll is due after %s, want about 1m2s", last)
+	}
+}
