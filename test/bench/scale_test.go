@@ -108,6 +108,15 @@ func idle(ctx context.Context, b *testing.B) {
 		took = append(took, at[id].Sub(start))
 	}
 	figure("single_runtime_p50_s", percentile(took, 0.5).Seconds(), 0.5)
+
+	// A runtime deleted right after it was made: released at once, not after a
+	// creation grace period.
+	id := nextID("fresh")
+	create(ctx, b, []string{id})
+	waitAll(ctx, b, []string{id}, time.Minute, hasSecret)
+	start := time.Now()
+	teardownOne(ctx, b, id)
+	figure("fresh_runtime_delete_s", time.Since(start).Seconds(), 5)
 }
 
 // bringUp creates n runtimes at once and waits for every runtime Secret.
@@ -141,6 +150,24 @@ func bringUp(ctx context.Context, b *testing.B, key string, n int) []string {
 	return ids
 }
 
+// teardownOne deletes a runtime and waits until all of it is gone.
+func teardownOne(ctx context.Context, b *testing.B, id string) {
+	if err := deleteRuntime(ctx, id); err != nil {
+		b.Fatal(err)
+	}
+	waitAll(ctx, b, []string{id}, time.Minute, gone)
+}
+
+// gone tells whether a runtime's app, runtime Secret and resources are all gone.
+func gone(ctx context.Context, id string) bool {
+	if hasSecret(ctx, id) || len(sim.AppsNamed(id)) > 0 {
+		return false
+	}
+	a := &iasv1alpha1.IASApplication{}
+	r := &runtimev1alpha1.RuntimeSecret{}
+	return mgmt.Get(ctx, key2(id), a) != nil && mgmt.Get(ctx, key2(id), r) != nil
+}
+
 // teardown deletes runtimes and waits until their apps, runtime Secrets and
 // resources are all gone.
 func teardown(ctx context.Context, b *testing.B, key string, ids []string) {
@@ -151,14 +178,7 @@ func teardown(ctx context.Context, b *testing.B, key string, ids []string) {
 			b.Fatal(err)
 		}
 	}
-	waitAll(ctx, b, ids, 10*time.Minute, func(ctx context.Context, id string) bool {
-		if hasSecret(ctx, id) || len(sim.AppsNamed(id)) > 0 {
-			return false
-		}
-		a := &iasv1alpha1.IASApplication{}
-		r := &runtimev1alpha1.RuntimeSecret{}
-		return mgmt.Get(ctx, key2(id), a) != nil && mgmt.Get(ctx, key2(id), r) != nil
-	})
+	waitAll(ctx, b, ids, 10*time.Minute, gone)
 	elapsed := time.Since(start)
 	calls, _ := iasCalls()
 	bound := float64(calls-calls0) / tenantQPS
