@@ -87,6 +87,10 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 		meta.SetExternalName(cr, app.ID)
 		e.recorder.Event(cr, event.Normal(reasonAdopted, fmt.Sprintf("Adopted the existing IAS application %s named %q", app.ID, app.Name)))
 	}
+	if meta.WasDeleted(cr) {
+		// Only existence matters now: its secrets go with it.
+		return managed.ExternalObservation{ResourceExists: true}, nil
+	}
 	endpoints, err := e.ias.Endpoints(ctx)
 	if err != nil {
 		return managed.ExternalObservation{}, err

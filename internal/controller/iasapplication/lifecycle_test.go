@@ -420,6 +420,18 @@ func TestCreateAndDelete(t *testing.T) {
 				return nil
 			},
 		},
+		"observed while deleting: existence only, its secrets are not listed": {
+			cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
+				cr.SetDeletionTimestamp(&metav1.Time{Time: at})
+			}), ias: oneApp(ourSecret("s1", "abcd")),
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				obs, err := e.Observe(context.Background(), cr)
+				if f := e.ias.(*fakeIAS); f.reads != 1 || !obs.ResourceExists {
+					t.Errorf("Observe() while deleting: %d IAS reads, exists %v; want 1 read, exists", f.reads, obs.ResourceExists)
+				}
+				return err
+			},
+		},
 		"delete by UUID": {
 			cr: newCR(withExternalName(appID)), ias: oneApp(),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
