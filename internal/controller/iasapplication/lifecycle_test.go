@@ -423,6 +423,7 @@ func TestCreateAndDelete(t *testing.T) {
 		"observed while deleting: existence only, its secrets are not listed": {
 			cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
 				cr.SetDeletionTimestamp(&metav1.Time{Time: at})
+				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
 			}), ias: oneApp(ourSecret("s1", "abcd")),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				obs, err := e.Observe(context.Background(), cr)
