@@ -97,7 +97,7 @@ func main() {
 	sm := statemetrics.NewMRStateMetrics()
 	metrics.Registry.MustRegister(mm, sm)
 
-	o := eacontroller.Options{
+	o := reconciler.Options{
 		Options: controller.Options{
 			Logger:                  log,
 			GlobalRateLimiter:       ratelimiter.NewGlobal(*maxReconcileRate),
@@ -115,7 +115,7 @@ func main() {
 		KymaBridge:         *kymaBridge,
 		SetupFailed:        func(err error) { exitOn(err, "controller setup failed") },
 	}
-	exitOn(eacontroller.Setup(mgr, o), "cannot set up controllers")
+	exitOn(eacontroller.SetupGated(mgr, o), "cannot set up controllers")
 	log.Info("Starting provider", "poll", pollInterval.String(), "maxReconcileRate", *maxReconcileRate)
 	exitOn(mgr.Start(ctrl.SetupSignalHandler()), "cannot start controller manager")
 }

@@ -169,9 +169,9 @@ func newRuntime(ctx context.Context, id string) error {
 	}
 	rs := &runtimev1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns},
 		Spec: runtimev1alpha1.RuntimeSecretSpec{ForProvider: runtimev1alpha1.RuntimeSecretParameters{
-			RuntimeID:           id,
-			ApplicationRef:      &xpv2.NamespacedReference{Name: id},
-			Target:              runtimev1alpha1.TargetSecret{Namespace: id, Name: "eventing-webhook-auth"},
+			RuntimeID:      id,
+			ApplicationRef: &xpv2.NamespacedReference{Name: id},
+			Target:         runtimev1alpha1.TargetSecret{Namespace: id, Name: "eventing-webhook-auth"},
 		}}}
 	return mgmt.Create(ctx, rs)
 }

@@ -164,7 +164,7 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 		fmt.Fprintln(os.Stderr, "cannot create manager:", err)
 		return 1
 	}
-	o := eacontroller.Options{
+	o := reconciler.Options{
 		Options: controller.Options{
 			Logger:                  logging.NewLogrLogger(zl),
 			GlobalRateLimiter:       ratelimiter.NewGlobal(200),
@@ -181,7 +181,7 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 		KymaBridge:         true,
 		SetupFailed:        func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
 	}
-	if err := eacontroller.Setup(mgr, o); err != nil {
+	if err := eacontroller.SetupGated(mgr, o); err != nil {
 		fmt.Fprintln(os.Stderr, "cannot set up controllers:", err)
 		return 1
 	}

@@ -3,7 +3,6 @@
 package config
 
 import (
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/providerconfig"
@@ -11,12 +10,23 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
+
+// SetupGated adds the usage-counting controllers once the config and usage CRDs
+// are established.
+func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
+	o.Gated("ProviderConfig", func() error { return Setup(mgr, o) },
+		v1alpha1.ProviderConfigGroupVersionKind, v1alpha1.ProviderConfigUsageGroupVersionKind,
+		v1alpha1.ClusterProviderConfigGroupVersionKind, v1alpha1.ClusterProviderConfigUsageGroupVersionKind)
+	return nil
+}
 
 // Setup adds the usage-counting controllers of both config kinds. Namespaced
 // managed resources record their usage as a ProviderConfigUsage in their own
 // namespace whichever kind they reference, so both count ProviderConfigUsages.
-func Setup(mgr ctrl.Manager, o controller.Options) error {
+// They keep crossplane-runtime's global reconcile limiter: counting is not urgent.
+func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	for _, k := range []struct {
 		config resource.ProviderConfigKinds
 		obj    resource.Object

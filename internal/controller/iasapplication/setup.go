@@ -5,7 +5,6 @@ package iasapplication
 import (
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -13,48 +12,40 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
-
-// Options of the IASApplication controller beyond the common ones.
-type Options struct {
-	controller.Options
-	// Pool shares tenant state (rate limits, endpoints) across resources.
-	Pool *ias.Pool
-	// PollJitter spreads polls of many resources; default 10% of the poll interval.
-	PollJitter time.Duration
-	// ListSettle is how long after a create without answer IAS's lists are
-	// trusted to show the app, if it was made; default DefaultListSettle.
-	ListSettle time.Duration
-	// ManagementPolicies turns on spec.managementPolicies.
-	ManagementPolicies bool
-	// Polls is the poll budget shared by every managed-resource controller.
-	Polls *reconciler.PollBudget
-}
 
 // DefaultListSettle bounds how long IAS's filtered lists lag behind a create.
 // IAS lists a new app only after some seconds; a create whose answer was lost is
 // repeated only once the list has had this long to show the app.
 const DefaultListSettle = time.Minute
 
+// SetupGated adds the IASApplication controller once its CRD and the
+// ProviderConfigUsage CRD are established.
+func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
+	o.Gated("IASApplication", func() error { return Setup(mgr, o) },
+		v1alpha1.IASApplicationGroupVersionKind, apisv1alpha1.ProviderConfigUsageGroupVersionKind)
+	return nil
+}
+
 // Setup adds a controller that reconciles IASApplication resources.
-func Setup(mgr ctrl.Manager, o Options) error {
+func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	name := managed.ControllerName(v1alpha1.IASApplicationGroupKind)
-	if o.ListSettle == 0 {
-		o.ListSettle = DefaultListSettle
+	listSettle := o.IASListSettle
+	if listSettle == 0 {
+		listSettle = DefaultListSettle
 	}
 	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
-	opts := append(reconciler.CommonOptions(o.Options, name, recorder, o.PollJitter, o.ManagementPolicies),
+	opts := append(reconciler.CommonOptions(o, name, recorder),
 		managed.WithTypedExternalConnector[*v1alpha1.IASApplication](&connector{
 			kube:       mgr.GetClient(),
 			reader:     mgr.GetAPIReader(),
 			usage:      resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
-			pool:       o.Pool,
+			pool:       o.IAS,
 			recorder:   recorder,
 			publisher:  managed.NewAPILocalSecretPublisher(mgr.GetClient(), mgr.GetScheme()),
 			users:      runtimeSecretUsers{kube: mgr.GetClient()},
-			listSettle: o.ListSettle,
+			listSettle: listSettle,
 			created:    &created{},
 		}),
 		// The external name is the IAS UUID, never metadata.name.

@@ -20,6 +20,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
 
 // The kinds the bridge connects and the label it reads.
@@ -39,8 +41,8 @@ const (
 
 const fieldOwner = "provider-eventing-auth/kyma-bridge"
 
-// Options of the bridge.
-type Options struct {
+// bridgeOptions are what the bridge takes of the provider's options.
+type bridgeOptions struct {
 	Logger logging.Logger
 	// Resync re-applies each EventingAuth this often, so one deleted by hand
 	// comes back; default 5m.
@@ -52,8 +54,20 @@ type Options struct {
 	MaxConcurrentReconciles int
 }
 
-// Setup adds the bridge controller. Kyma CRs are watched by metadata only.
-func Setup(mgr ctrl.Manager, o Options) error {
+// SetupGated adds the bridge, when turned on, once the Kyma CRD exists.
+func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
+	if !o.KymaBridge {
+		return nil
+	}
+	o.Gated("kyma bridge", func() error { return Setup(mgr, o) }, KymaGroupVersionKind)
+	return nil
+}
+
+// Setup adds the bridge controller. Kyma CRs are watched by metadata only. It
+// re-applies each EventingAuth every poll, and looks for a missing EventingAuth
+// definition again at a tenth of the poll (30s by default).
+func Setup(mgr ctrl.Manager, ro reconciler.Options) error {
+	o := bridgeOptions{Logger: ro.Logger, Resync: ro.PollInterval, Retry: max(ro.PollInterval/10, time.Second), MaxConcurrentReconciles: ro.MaxConcurrentReconciles}
 	if o.Resync == 0 {
 		o.Resync = 5 * time.Minute
 	}
@@ -62,7 +76,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	}
 	kyma := &metav1.PartialObjectMetadata{}
 	kyma.SetGroupVersionKind(KymaGroupVersionKind)
-	r := &reconciler{kube: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("kyma-bridge"), log: o.Logger, o: o}
+	r := &bridge{kube: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("kyma-bridge"), log: o.Logger, o: o}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kyma-bridge").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(o.MaxConcurrentReconciles, 1)}).
@@ -70,14 +84,14 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		Complete(r)
 }
 
-type reconciler struct {
+type bridge struct {
 	kube     client.Client
 	recorder record.EventRecorder
 	log      logging.Logger
-	o        Options
+	o        bridgeOptions
 }
 
-func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	kyma := &metav1.PartialObjectMetadata{}
 	kyma.SetGroupVersionKind(KymaGroupVersionKind)
 	if err := r.kube.Get(ctx, req.NamespacedName, kyma); err != nil {

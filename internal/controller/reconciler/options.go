@@ -3,21 +3,62 @@
 package reconciler
 
 import (
+	"fmt"
 	"time"
-
-	"k8s.io/client-go/util/workqueue"
-	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/workqueue"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 )
+
+// Options are what every controller of the provider is set up with, declared
+// once for all of them.
+type Options struct {
+	controller.Options
+	// IAS shares tenant state (rate limits, endpoints) across IASApplications.
+	IAS *ias.Pool
+	// Runtimes caches runtime clients for RuntimeSecrets.
+	Runtimes *runtime.Clients
+	// PollJitter spreads polls of many resources; default 10% of the poll interval.
+	PollJitter time.Duration
+	// Polls bounds the routine polls per second of all managed resources; nil: unbounded.
+	Polls *PollBudget
+	// ManagementPolicies turns on spec.managementPolicies.
+	ManagementPolicies bool
+	// IASListSettle is how long IAS's lists may lag behind a create.
+	IASListSettle time.Duration
+	// KymaBridge turns on the controller that keeps an EventingAuth per Kyma CR.
+	KymaBridge bool
+	// SetupFailed is told when a controller that waited for its CRDs cannot be
+	// set up; default panic.
+	SetupFailed func(error)
+}
+
+// Gated registers setup to run once the CRDs of the given kinds are
+// established (safe-start); a failure goes to SetupFailed.
+func (o Options) Gated(name string, setup func() error, needs ...schema.GroupVersionKind) {
+	o.Gate.Register(func() {
+		if err := setup(); err != nil {
+			if o.SetupFailed == nil {
+				panic(fmt.Errorf("cannot set up the %s controller: %w", name, err))
+			}
+			o.SetupFailed(fmt.Errorf("cannot set up the %s controller: %w", name, err))
+		}
+	}, needs...)
+}
 
 // CommonOptions are the managed reconciler options every kind uses: logging,
 // events, the poll with jitter (default 10% of the poll), management policies and
 // metrics.
-func CommonOptions(o controller.Options, name string, recorder event.Recorder, jitter time.Duration, managementPolicies bool) []managed.ReconcilerOption {
+func CommonOptions(o Options, name string, recorder event.Recorder) []managed.ReconcilerOption {
+	jitter := o.PollJitter
 	if jitter == 0 {
 		jitter = o.PollInterval / 10
 	}
@@ -27,7 +68,7 @@ func CommonOptions(o controller.Options, name string, recorder event.Recorder, j
 		managed.WithPollInterval(o.PollInterval),
 		managed.WithPollJitterHook(jitter),
 	}
-	if managementPolicies {
+	if o.ManagementPolicies {
 		opts = append(opts, managed.WithManagementPolicies())
 	}
 	if o.MetricOptions != nil {

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	xpevent "github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -24,22 +23,8 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
-
-// Options of the RuntimeSecret controller beyond the common ones.
-type Options struct {
-	controller.Options
-	// Clients caches runtime clients per kubeconfig.
-	Clients *runtime.Clients
-	// PollJitter spreads polls of many resources; default 10% of the poll interval.
-	PollJitter time.Duration
-	// ManagementPolicies turns on spec.managementPolicies.
-	ManagementPolicies bool
-	// Polls is the poll budget shared by every managed-resource controller.
-	Polls *reconciler.PollBudget
-}
 
 // Field indexes that map a Secret or IASApplication to the RuntimeSecrets using it.
 const (
@@ -47,14 +32,22 @@ const (
 	indexApplication = "runtimesecret.application"
 )
 
+// SetupGated adds the RuntimeSecret controller once its CRD and the
+// IASApplication CRD, which it watches, are established.
+func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
+	o.Gated("RuntimeSecret", func() error { return Setup(mgr, o) },
+		v1alpha1.RuntimeSecretGroupVersionKind, iasv1alpha1.IASApplicationGroupVersionKind)
+	return nil
+}
+
 // Setup adds a controller that reconciles RuntimeSecret resources.
-func Setup(mgr ctrl.Manager, o Options) error {
+func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	name := managed.ControllerName(v1alpha1.RuntimeSecretGroupKind)
 	recorder := xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))
-	opts := append(reconciler.CommonOptions(o.Options, name, recorder, o.PollJitter, o.ManagementPolicies),
+	opts := append(reconciler.CommonOptions(o, name, recorder),
 		managed.WithTypedExternalConnector[*v1alpha1.RuntimeSecret](&connector{
 			kube:     mgr.GetClient(),
-			clients:  o.Clients,
+			clients:  o.Runtimes,
 			recorder: recorder,
 		}),
 		// The Secret on the runtime is found by its namespace and name; there is
