@@ -2,6 +2,8 @@ package iassim
 
 import (
 	"math/rand/v2"
+	"net"
+	"net/http"
 	"time"
 )
 
@@ -24,7 +26,7 @@ const (
 // A Fault makes matching requests fail.
 type Fault struct {
 	Kind FaultKind `json:"kind"`
-	// Operation limits the fault to one operation (see the Op* constants); empty
+	// Operation limits the fault to one operation (a name from package internal/clients/ias/operation); empty
 	// means every API operation.
 	Operation string `json:"operation,omitempty"`
 	// Count fails the next Count matching requests. Zero uses Rate instead.
@@ -54,4 +56,35 @@ func pickFault(faults []*Fault, op string) (*Fault, []*Fault) {
 		}
 	}
 	return nil, faults
+}
+
+// applyFault answers a request as the fault says.
+func (s *Server) applyFault(w *statusRecorder, r *http.Request, f *Fault) {
+	switch f.Kind {
+	case Fault429:
+		after := f.RetryAfter
+		if after <= 0 {
+			after = time.Second
+		}
+		w.Header().Set("Retry-After", itoa(int((after+time.Second-1)/time.Second)))
+		writeError(w, http.StatusTooManyRequests, "Too many requests")
+	case FaultTimeout:
+		select {
+		case <-r.Context().Done():
+			w.status = 499
+		case <-time.After(s.opts.HoldFor):
+			writeError(w, http.StatusGatewayTimeout, "Gateway timeout")
+		}
+	case FaultReset:
+		conn, _, err := w.Hijack()
+		if err == nil {
+			if tc, ok := conn.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0)
+			}
+			_ = conn.Close()
+		}
+		w.status = 599
+	default:
+		writeError(w, http.StatusInternalServerError, "Internal server error")
+	}
 }

@@ -18,20 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
-)
 
-// Operation names, as counted in Stats.
-const (
-	OpListApplications  = "list_applications"
-	OpCreateApplication = "create_application"
-	OpGetApplication    = "get_application"
-	OpPatchApplication  = "patch_application"
-	OpUpdateApplication = "update_application"
-	OpDeleteApplication = "delete_application"
-	OpListAPISecrets    = "list_api_secrets"
-	OpCreateAPISecret   = "create_api_secret"
-	OpDeleteAPISecret   = "delete_api_secret"
-	OpWellKnown         = "well_known"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 )
 
 // Options configure a Server. Zero values take the defaults.
@@ -110,16 +98,16 @@ func New(opts Options) *Server {
 // Handler serves the API, the well-known document and the /_sim/ admin endpoints.
 func (s *Server) Handler() http.Handler {
 	api := http.NewServeMux()
-	api.HandleFunc("GET /Applications/v1/{$}", s.op(OpListApplications, s.listApps))
-	api.HandleFunc("POST /Applications/v1/{$}", s.op(OpCreateApplication, s.createApp))
-	api.HandleFunc("GET /Applications/v1/{id}", s.op(OpGetApplication, s.getApp))
-	api.HandleFunc("PATCH /Applications/v1/{id}", s.op(OpPatchApplication, s.patchApp))
-	api.HandleFunc("PUT /Applications/v1/{id}", s.op(OpUpdateApplication, s.putApp))
-	api.HandleFunc("DELETE /Applications/v1/{id}", s.op(OpDeleteApplication, s.deleteApp))
-	api.HandleFunc("GET /Applications/v1/{id}/apiSecrets", s.op(OpListAPISecrets, s.listSecrets))
-	api.HandleFunc("POST /Applications/v1/{id}/apiSecrets", s.op(OpCreateAPISecret, s.createSecret))
-	api.HandleFunc("DELETE /Applications/v1/{id}/apiSecrets", s.op(OpDeleteAPISecret, s.deleteSecret))
-	api.HandleFunc("GET /.well-known/openid-configuration", s.op(OpWellKnown, s.wellKnown))
+	api.HandleFunc("GET /Applications/v1/{$}", s.op(operation.ListApplications, s.listApps))
+	api.HandleFunc("POST /Applications/v1/{$}", s.op(operation.CreateApplication, s.createApp))
+	api.HandleFunc("GET /Applications/v1/{id}", s.op(operation.GetApplication, s.getApp))
+	api.HandleFunc("PATCH /Applications/v1/{id}", s.op(operation.PatchApplication, s.patchApp))
+	api.HandleFunc("PUT /Applications/v1/{id}", s.op(operation.UpdateApplication, s.putApp))
+	api.HandleFunc("DELETE /Applications/v1/{id}", s.op(operation.DeleteApplication, s.deleteApp))
+	api.HandleFunc("GET /Applications/v1/{id}/apiSecrets", s.op(operation.ListAPISecrets, s.listSecrets))
+	api.HandleFunc("POST /Applications/v1/{id}/apiSecrets", s.op(operation.CreateAPISecret, s.createSecret))
+	api.HandleFunc("DELETE /Applications/v1/{id}/apiSecrets", s.op(operation.DeleteAPISecret, s.deleteSecret))
+	api.HandleFunc("GET /.well-known/openid-configuration", s.op(operation.WellKnown, s.wellKnown))
 	api.HandleFunc("GET /_sim/stats", s.serveStats)
 	api.HandleFunc("POST /_sim/faults", s.serveFaults)
 	api.HandleFunc("DELETE /_sim/faults", func(w http.ResponseWriter, _ *http.Request) { s.ClearFaults(); w.WriteHeader(http.StatusNoContent) })
@@ -182,42 +170,12 @@ func (s *Server) op(name string, h http.HandlerFunc) http.HandlerFunc {
 			s.applyFault(rec, r, f)
 			return
 		}
-		if name != OpWellKnown && !s.authorized(r) {
+		if name != operation.WellKnown && !s.authorized(r) {
 			rec.Header().Set("WWW-Authenticate", `Basic realm="IAS"`)
 			writeError(rec, http.StatusUnauthorized, "Authentication failed")
 			return
 		}
 		h(rec, r)
-	}
-}
-
-func (s *Server) applyFault(w *statusRecorder, r *http.Request, f *Fault) {
-	switch f.Kind {
-	case Fault429:
-		after := f.RetryAfter
-		if after <= 0 {
-			after = time.Second
-		}
-		w.Header().Set("Retry-After", itoa(int((after+time.Second-1)/time.Second)))
-		writeError(w, http.StatusTooManyRequests, "Too many requests")
-	case FaultTimeout:
-		select {
-		case <-r.Context().Done():
-			w.status = 499
-		case <-time.After(s.opts.HoldFor):
-			writeError(w, http.StatusGatewayTimeout, "Gateway timeout")
-		}
-	case FaultReset:
-		conn, _, err := w.Hijack()
-		if err == nil {
-			if tc, ok := conn.(*net.TCPConn); ok {
-				_ = tc.SetLinger(0)
-			}
-			_ = conn.Close()
-		}
-		w.status = 599
-	default:
-		writeError(w, http.StatusInternalServerError, "Internal server error")
 	}
 }
 

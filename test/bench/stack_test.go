@@ -24,6 +24,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
@@ -219,8 +220,8 @@ func iasCalls() (total, throttled int) {
 // creationCalls counts the calls that only making a runtime takes.
 func creationCalls() int {
 	st := sim.Stats()
-	return st.Count(iassim.OpListApplications, 0) + st.Count(iassim.OpCreateApplication, 0) +
-		st.Count(iassim.OpCreateAPISecret, 0) + st.Count(iassim.OpWellKnown, 0)
+	return st.Count(operation.ListApplications, 0) + st.Count(operation.CreateApplication, 0) +
+		st.Count(operation.CreateAPISecret, 0) + st.Count(operation.WellKnown, 0)
 }
 
 // logTail is the end of the provider's log, for failures.

@@ -17,6 +17,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
@@ -75,7 +76,7 @@ func testLostCreateAnswerWithListLag(t *testing.T) {
 	waitReady(t, a)
 	expectPublished(g, tn, a)
 	g.Consistently(func() []iassim.App { return tn.sim.AppsNamed(a.Name) }, 2*poll, 250*time.Millisecond).Should(HaveLen(1))
-	g.Expect(tn.sim.Stats().Count(iassim.OpCreateApplication, 0)).To(Equal(1), "the create was not repeated")
+	g.Expect(tn.sim.Stats().Count(operation.CreateApplication, 0)).To(Equal(1), "the create was not repeated")
 }
 
 // testCrashAfterAppStored: the provider was killed after IAS stored the app
@@ -92,7 +93,7 @@ func testCrashAfterAppStored(t *testing.T) {
 	waitReady(t, a)
 	g.Expect(meta.GetExternalName(get(g, a))).To(Equal(id))
 	g.Expect(tn.sim.AppsNamed(a.Name)).To(HaveLen(1))
-	g.Expect(tn.sim.Stats().Count(iassim.OpCreateApplication, 0)).To(Equal(0))
+	g.Expect(tn.sim.Stats().Count(operation.CreateApplication, 0)).To(Equal(0))
 }
 
 // testLateListedDuplicate: IAS lists the app of a lost create only after the
@@ -106,7 +107,7 @@ func testLateListedDuplicate(t *testing.T) {
 	a := tn.app("runtime-late-listed")
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
 	waitReady(t, a)
-	g.Expect(tn.sim.Stats().Count(iassim.OpCreateApplication, 0)).To(Equal(2))
+	g.Expect(tn.sim.Stats().Count(operation.CreateApplication, 0)).To(Equal(2))
 	expectEvent(t, a, "DeletedDuplicateApplication")
 	g.Eventually(func() []iassim.App { return tn.sim.AppsNamed(a.Name) }, timeout, 200*time.Millisecond).Should(HaveLen(1))
 	g.Expect(tn.sim.AppsNamed(a.Name)[0].ID).To(Equal(meta.GetExternalName(get(g, a))), "the app in use is kept")

@@ -19,6 +19,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
@@ -42,23 +43,23 @@ func testCreate(t *testing.T) {
 	g.Expect(a.Status.AtProvider.SecretID).To(Equal(app.Secrets[0].ID))
 
 	st := tn.sim.Stats()
-	g.Expect(st.Count(iassim.OpListApplications, 0)).To(Equal(1))
-	g.Expect(st.Count(iassim.OpCreateApplication, 0)).To(Equal(1))
-	g.Expect(st.Count(iassim.OpCreateAPISecret, 0)).To(Equal(1))
-	g.Expect(st.Count(iassim.OpWellKnown, 0)).To(Equal(1))
+	g.Expect(st.Count(operation.ListApplications, 0)).To(Equal(1))
+	g.Expect(st.Count(operation.CreateApplication, 0)).To(Equal(1))
+	g.Expect(st.Count(operation.CreateAPISecret, 0)).To(Equal(1))
+	g.Expect(st.Count(operation.WellKnown, 0)).To(Equal(1))
 
 	b := tn.app("runtime-create-2")
 	g.Expect(k8s.Create(ctx, b)).To(Succeed())
 	waitReady(t, b)
 	expectPublished(g, tn, b)
-	g.Expect(tn.sim.Stats().Count(iassim.OpWellKnown, 0)).To(Equal(1), "a second app on the same tenant reads no well-known document")
+	g.Expect(tn.sim.Stats().Count(operation.WellKnown, 0)).To(Equal(1), "a second app on the same tenant reads no well-known document")
 
 	// Steady state: polls neither create nor publish anything new.
 	time.Sleep(2 * poll)
 	st = tn.sim.Stats()
-	g.Expect(st.Count(iassim.OpCreateApplication, 0)).To(Equal(2))
-	g.Expect(st.Count(iassim.OpCreateAPISecret, 0)).To(Equal(2))
-	g.Expect(st.Count(iassim.OpListApplications, 0)).To(Equal(2))
+	g.Expect(st.Count(operation.CreateApplication, 0)).To(Equal(2))
+	g.Expect(st.Count(operation.CreateAPISecret, 0)).To(Equal(2))
+	g.Expect(st.Count(operation.ListApplications, 0)).To(Equal(2))
 }
 
 func testAdopt(t *testing.T) {
@@ -78,7 +79,7 @@ func testAdopt(t *testing.T) {
 	waitReady(t, a)
 	g.Expect(meta.GetExternalName(a)).To(Equal(id))
 	g.Expect(tn.sim.AppsNamed("runtime-adopt")).To(HaveLen(1))
-	g.Expect(tn.sim.Stats().Count(iassim.OpCreateApplication, 0)).To(Equal(0))
+	g.Expect(tn.sim.Stats().Count(operation.CreateApplication, 0)).To(Equal(0))
 
 	g.Eventually(func(g Gomega) {
 		app := expectPublished(g, tn, a)
@@ -105,7 +106,7 @@ func testTwoApps(t *testing.T) {
 	time.Sleep(poll)
 	g.Expect(tn.sim.AppsNamed("runtime-twice")).To(HaveLen(2))
 	st := tn.sim.Stats()
-	g.Expect(st.Count(iassim.OpCreateApplication, 0) + st.Count(iassim.OpDeleteApplication, 0) + st.Count(iassim.OpCreateAPISecret, 0)).To(Equal(0))
+	g.Expect(st.Count(operation.CreateApplication, 0) + st.Count(operation.DeleteApplication, 0) + st.Count(operation.CreateAPISecret, 0)).To(Equal(0))
 }
 
 func testNonCharged(t *testing.T) {
@@ -124,7 +125,7 @@ func testNonCharged(t *testing.T) {
 	g.Eventually(func() bool { return kerrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(a), a)) }, timeout).Should(BeTrue())
 	g.Expect(tn.sim.AppsNamed("runtime-bundled")).To(HaveLen(1))
 	st := tn.sim.Stats()
-	g.Expect(st.Count(iassim.OpCreateApplication, 0) + st.Count(iassim.OpDeleteApplication, 0) + st.Count(iassim.OpCreateAPISecret, 0)).To(Equal(0))
+	g.Expect(st.Count(operation.CreateApplication, 0) + st.Count(operation.DeleteApplication, 0) + st.Count(operation.CreateAPISecret, 0)).To(Equal(0))
 }
 
 func testConnectionSecretDeleted(t *testing.T) {
@@ -216,8 +217,8 @@ func testFaults(t *testing.T) {
 	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Count: 1})
 	tn.sim.InjectFault(iassim.Fault{Kind: iassim.FaultTimeout, Count: 1})
 	tn.sim.InjectFault(iassim.Fault{Kind: iassim.FaultReset, Count: 1})
-	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Operation: iassim.OpCreateApplication, Count: 1})
-	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Operation: iassim.OpCreateAPISecret, Count: 1})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Operation: operation.CreateApplication, Count: 1})
+	tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault500, Operation: operation.CreateAPISecret, Count: 1})
 
 	a := tn.app("runtime-faults")
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
@@ -245,7 +246,7 @@ func testFaults(t *testing.T) {
 		}
 		if code == 504 {
 			// A held request ends when the client gives up (499) or the hold ends (504).
-			n += st.Count(iassim.OpListApplications, 499)
+			n += st.Count(operation.ListApplications, 499)
 		}
 		g.Expect(n).To(BeNumerically(">=", 1), "fault %d was exercised", code)
 	}
@@ -385,7 +386,7 @@ func testCredentialsChange(t *testing.T) {
 		g.Expect(string(d["token_url"])).To(Equal(other.URL + "/oauth2/token"))
 		g.Expect(string(d["client_id"])).To(Equal(other.AppsNamed("runtime-rotate-creds")[0].ClientID))
 	}, timeout, 200*time.Millisecond).Should(Succeed())
-	g.Expect(other.Stats().Count(iassim.OpWellKnown, 0)).To(Equal(1))
+	g.Expect(other.Stats().Count(operation.WellKnown, 0)).To(Equal(1))
 }
 
 func testClusterProviderConfig(t *testing.T) {
@@ -430,7 +431,7 @@ func testManagementPolicies(t *testing.T) {
 	app, _ := tn.sim.App(id)
 	g.Expect(app.DisplayName).To(Equal("by hand"), "observe-only changes nothing")
 	st := tn.sim.Stats()
-	g.Expect(st.Count(iassim.OpCreateApplication, 0) + st.Count(iassim.OpCreateAPISecret, 0) + st.Count(iassim.OpPatchApplication, 0)).To(Equal(0))
+	g.Expect(st.Count(operation.CreateApplication, 0) + st.Count(operation.CreateAPISecret, 0) + st.Count(operation.PatchApplication, 0)).To(Equal(0))
 
 	// Without Delete, the app outlives the resource.
 	b := tn.app("runtime-kept")

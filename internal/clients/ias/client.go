@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/api"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 )
 
 // SSOTypeOIDC is the single sign-on type of the applications this provider makes.
@@ -133,20 +134,21 @@ func parseID(op, id string) (uuid.UUID, error) {
 }
 
 func (c *client) FindApplications(ctx context.Context, name string) ([]Application, error) {
+	ctx = withOperation(ctx, operation.ListApplications)
 	filter, limit := "name eq "+name, int32(100)
 	params := &api.GetAllApplicationsParams{Filter: &filter, Limit: &limit}
 	var out []Application
 	for {
 		resp, err := c.api.GetAllApplicationsWithResponse(ctx, params)
 		if err != nil {
-			return nil, fmt.Errorf("IAS %s: %w", opListApplications, err)
+			return nil, fmt.Errorf("IAS %s: %w", operation.ListApplications, err)
 		}
 		switch {
 		case resp.StatusCode() == http.StatusNotFound:
 			// Some tenants answer an empty filtered list with 404.
 			return out, nil
 		case resp.JSON200 == nil:
-			return nil, apiError(opListApplications, resp.HTTPResponse, resp.Body)
+			return nil, apiError(operation.ListApplications, resp.HTTPResponse, resp.Body)
 		}
 		if resp.JSON200.Applications != nil {
 			for _, a := range *resp.JSON200.Applications {
@@ -159,29 +161,31 @@ func (c *client) FindApplications(ctx context.Context, name string) ([]Applicati
 		}
 		cursor, err := uuid.Parse(next)
 		if err != nil {
-			return nil, fmt.Errorf("IAS %s: unexpected cursor %q", opListApplications, next)
+			return nil, fmt.Errorf("IAS %s: unexpected cursor %q", operation.ListApplications, next)
 		}
 		params.Cursor = &cursor
 	}
 }
 
 func (c *client) GetApplication(ctx context.Context, id string) (*Application, error) {
-	u, err := parseID(opGetApplication, id)
+	ctx = withOperation(ctx, operation.GetApplication)
+	u, err := parseID(operation.GetApplication, id)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := c.api.GetApplicationWithResponse(ctx, u, &api.GetApplicationParams{})
 	if err != nil {
-		return nil, fmt.Errorf("IAS %s: %w", opGetApplication, err)
+		return nil, fmt.Errorf("IAS %s: %w", operation.GetApplication, err)
 	}
 	if resp.JSON200 == nil {
-		return nil, apiError(opGetApplication, resp.HTTPResponse, resp.Body)
+		return nil, apiError(operation.GetApplication, resp.HTTPResponse, resp.Body)
 	}
 	a := fromAPI(*resp.JSON200)
 	return &a, nil
 }
 
 func (c *client) CreateApplication(ctx context.Context, s ApplicationSpec) (string, error) {
+	ctx = withOperation(ctx, operation.CreateApplication)
 	ssoType := api.OpenIdConnect
 	body := api.Application{
 		Name:     &s.Name,
@@ -197,22 +201,23 @@ func (c *client) CreateApplication(ctx context.Context, s ApplicationSpec) (stri
 	}
 	resp, err := c.api.CreateApplicationWithResponse(ctx, &api.CreateApplicationParams{}, body)
 	if err != nil {
-		return "", fmt.Errorf("IAS %s: %w", opCreateApplication, err)
+		return "", fmt.Errorf("IAS %s: %w", operation.CreateApplication, err)
 	}
 	if resp.StatusCode() != http.StatusCreated {
-		return "", apiError(opCreateApplication, resp.HTTPResponse, resp.Body)
+		return "", apiError(operation.CreateApplication, resp.HTTPResponse, resp.Body)
 	}
 	// Location is relative: /Applications/v1/<uuid>.
 	loc := resp.HTTPResponse.Header.Get("Location")
 	id := path.Base(strings.TrimSuffix(loc, "/"))
 	if _, err := uuid.Parse(id); err != nil {
-		return "", fmt.Errorf("IAS %s: answer has no application UUID in Location %q", opCreateApplication, loc)
+		return "", fmt.Errorf("IAS %s: answer has no application UUID in Location %q", operation.CreateApplication, loc)
 	}
 	return id, nil
 }
 
 func (c *client) PatchApplication(ctx context.Context, id string, patches []Patch) error {
-	u, err := parseID(opPatchApplication, id)
+	ctx = withOperation(ctx, operation.PatchApplication)
+	u, err := parseID(operation.PatchApplication, id)
 	if err != nil {
 		return err
 	}
@@ -223,31 +228,33 @@ func (c *client) PatchApplication(ctx context.Context, id string, patches []Patc
 	}
 	resp, err := c.api.PatchApplicationWithResponse(ctx, u, &api.PatchApplicationParams{}, api.ApplicationPatch{Operations: ops})
 	if err != nil {
-		return fmt.Errorf("IAS %s: %w", opPatchApplication, err)
+		return fmt.Errorf("IAS %s: %w", operation.PatchApplication, err)
 	}
 	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
-		return apiError(opPatchApplication, resp.HTTPResponse, resp.Body)
+		return apiError(operation.PatchApplication, resp.HTTPResponse, resp.Body)
 	}
 	return nil
 }
 
 func (c *client) DeleteApplication(ctx context.Context, id string) error {
-	u, err := parseID(opDeleteApplication, id)
+	ctx = withOperation(ctx, operation.DeleteApplication)
+	u, err := parseID(operation.DeleteApplication, id)
 	if err != nil {
 		return err
 	}
 	resp, err := c.api.DeleteApplicationWithResponse(ctx, u)
 	if err != nil {
-		return fmt.Errorf("IAS %s: %w", opDeleteApplication, err)
+		return fmt.Errorf("IAS %s: %w", operation.DeleteApplication, err)
 	}
 	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
-		return apiError(opDeleteApplication, resp.HTTPResponse, resp.Body)
+		return apiError(operation.DeleteApplication, resp.HTTPResponse, resp.Body)
 	}
 	return nil
 }
 
 func (c *client) CreateAPISecret(ctx context.Context, appID string, s SecretSpec) (*APISecret, error) {
-	u, err := parseID(opCreateAPISecret, appID)
+	ctx = withOperation(ctx, operation.CreateAPISecret)
+	u, err := parseID(operation.CreateAPISecret, appID)
 	if err != nil {
 		return nil, err
 	}
@@ -259,30 +266,31 @@ func (c *client) CreateAPISecret(ctx context.Context, appID string, s SecretSpec
 		AuthorizationScopes: &scopes, Description: &s.Description, ValidTo: s.ValidTo,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("IAS %s: %w", opCreateAPISecret, err)
+		return nil, fmt.Errorf("IAS %s: %w", operation.CreateAPISecret, err)
 	}
 	if resp.JSON201 == nil {
-		return nil, apiError(opCreateAPISecret, resp.HTTPResponse, resp.Body)
+		return nil, apiError(operation.CreateAPISecret, resp.HTTPResponse, resp.Body)
 	}
 	r := resp.JSON201
 	if deref(r.Secret) == "" || deref(r.ClientId) == "" {
-		return nil, fmt.Errorf("IAS %s: answer lacks the secret or client ID", opCreateAPISecret)
+		return nil, fmt.Errorf("IAS %s: answer lacks the secret or client ID", operation.CreateAPISecret)
 	}
 	return &APISecret{ID: deref(r.Id), ClientID: deref(r.ClientId), Hint: deref(r.Hint),
 		Description: deref(r.Description), ValidTo: r.ValidTo, Value: deref(r.Secret)}, nil
 }
 
 func (c *client) ListAPISecrets(ctx context.Context, appID string) ([]APISecret, error) {
-	u, err := parseID(opListAPISecrets, appID)
+	ctx = withOperation(ctx, operation.ListAPISecrets)
+	u, err := parseID(operation.ListAPISecrets, appID)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := c.api.GetApiSecretsWithResponse(ctx, u)
 	if err != nil {
-		return nil, fmt.Errorf("IAS %s: %w", opListAPISecrets, err)
+		return nil, fmt.Errorf("IAS %s: %w", operation.ListAPISecrets, err)
 	}
 	if resp.JSON200 == nil {
-		return nil, apiError(opListAPISecrets, resp.HTTPResponse, resp.Body)
+		return nil, apiError(operation.ListAPISecrets, resp.HTTPResponse, resp.Body)
 	}
 	var out []APISecret
 	if resp.JSON200.Secrets != nil {
@@ -295,16 +303,17 @@ func (c *client) ListAPISecrets(ctx context.Context, appID string) ([]APISecret,
 }
 
 func (c *client) DeleteAPISecret(ctx context.Context, appID, secretID string) error {
-	u, err := parseID(opDeleteAPISecret, appID)
+	ctx = withOperation(ctx, operation.DeleteAPISecret)
+	u, err := parseID(operation.DeleteAPISecret, appID)
 	if err != nil {
 		return err
 	}
 	resp, err := c.api.DeleteApiSecretWithResponse(ctx, u, &api.DeleteApiSecretParams{Id: &secretID})
 	if err != nil {
-		return fmt.Errorf("IAS %s: %w", opDeleteAPISecret, err)
+		return fmt.Errorf("IAS %s: %w", operation.DeleteAPISecret, err)
 	}
 	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
-		return apiError(opDeleteAPISecret, resp.HTTPResponse, resp.Body)
+		return apiError(operation.DeleteAPISecret, resp.HTTPResponse, resp.Body)
 	}
 	return nil
 }
@@ -319,6 +328,7 @@ func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
 	if cached != nil {
 		return *cached, nil
 	}
+	ctx = withOperation(ctx, operation.WellKnown)
 	v, err, _ := c.state.wellKnown.Do(c.tenant.URL, func() (any, error) { return c.fetchEndpoints(ctx, hc) })
 	if err != nil {
 		return Endpoints{}, err
@@ -329,12 +339,12 @@ func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
 func (c *client) fetchEndpoints(ctx context.Context, hc *http.Client) (Endpoints, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(c.tenant.URL, "/")+"/.well-known/openid-configuration", nil)
 	if err != nil {
-		return Endpoints{}, fmt.Errorf("IAS %s: %w", opWellKnown, err)
+		return Endpoints{}, fmt.Errorf("IAS %s: %w", operation.WellKnown, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return Endpoints{}, fmt.Errorf("IAS %s: %w", opWellKnown, err)
+		return Endpoints{}, fmt.Errorf("IAS %s: %w", operation.WellKnown, err)
 	}
 	defer resp.Body.Close() //nolint:errcheck // Read-only body.
 	var doc struct {
@@ -342,10 +352,10 @@ func (c *client) fetchEndpoints(ctx context.Context, hc *http.Client) (Endpoints
 		JWKSURI       string `json:"jwks_uri"`
 	}
 	if resp.StatusCode != http.StatusOK {
-		return Endpoints{}, &APIError{Operation: opWellKnown, StatusCode: resp.StatusCode}
+		return Endpoints{}, &APIError{Operation: operation.WellKnown, StatusCode: resp.StatusCode}
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || doc.TokenEndpoint == "" || doc.JWKSURI == "" {
-		return Endpoints{}, fmt.Errorf("IAS %s: the document lacks token_endpoint or jwks_uri", opWellKnown)
+		return Endpoints{}, fmt.Errorf("IAS %s: the document lacks token_endpoint or jwks_uri", operation.WellKnown)
 	}
 	e := Endpoints{TokenURL: doc.TokenEndpoint, CertsURL: doc.JWKSURI}
 	c.state.mu.Lock()

@@ -2,9 +2,13 @@ package ias_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
@@ -53,7 +57,7 @@ func TestFindApplicationsPages(t *testing.T) {
 			if len(apps) != tc.namesakes {
 				t.Fatalf("found %d apps, want %d", len(apps), tc.namesakes)
 			}
-			if got := sim.Stats().Count(iassim.OpListApplications, 0); got != tc.wantLists {
+			if got := sim.Stats().Count(operation.ListApplications, 0); got != tc.wantLists {
 				t.Fatalf("%d list calls, want %d", got, tc.wantLists)
 			}
 		})
@@ -93,5 +97,66 @@ func TestClientOverHTTPSWithCABundle(t *testing.T) {
 	plain, _ := ias.NewPool(ias.PoolOptions{Attempts: 1}).Client(ias.Tenant{URL: sim.URL, Username: "admin", Password: "admin-password", QPS: 10, Burst: 1})
 	if _, err := plain.FindApplications(context.Background(), "rt"); err == nil {
 		t.Fatal("an unknown CA was trusted")
+	}
+}
+
+// TestEachMethodNamesItsOperation: the metrics tell every operation apart, as
+// each client method names its own.
+func TestEachMethodNamesItsOperation(t *testing.T) {
+	sim, err := iassim.New(iassim.Options{RateLimit: -1}).Serve("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	reg := prometheus.NewRegistry()
+	c, err := ias.NewPool(ias.PoolOptions{Metrics: ias.NewMetrics(reg)}).Client(ias.Tenant{URL: sim.URL, Username: "admin", Password: "admin-password", QPS: 1000, Burst: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	id, err := c.CreateApplication(ctx, ias.ApplicationSpec{Name: "rt", DisplayName: "rt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.CreateAPISecret(ctx, id, ias.SecretSpec{Description: "d", AuthorizationScopes: []string{"oAuth"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range []func() error{
+		func() error { _, err := c.FindApplications(ctx, "rt"); return err },
+		func() error { _, err := c.GetApplication(ctx, id); return err },
+		func() error { return c.PatchApplication(ctx, id, []ias.Patch{{Path: ias.PathDisplayName, Value: "x"}}) },
+		func() error { _, err := c.ListAPISecrets(ctx, id); return err },
+		func() error { return c.DeleteAPISecret(ctx, id, s.ID) },
+		func() error { _, err := c.Endpoints(ctx); return err },
+		func() error { return c.DeleteApplication(ctx, id) },
+	} {
+		if err := call(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range families {
+		if f.GetName() != "eventing_auth_ias_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "operation" {
+					got = append(got, l.GetValue())
+				}
+			}
+		}
+	}
+	slices.Sort(got)
+	want := []string{operation.CreateAPISecret, operation.CreateApplication, operation.DeleteAPISecret, operation.DeleteApplication,
+		operation.GetApplication, operation.ListAPISecrets, operation.ListApplications, operation.PatchApplication, operation.WellKnown}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("operations in the metrics: %v, want %v", got, want)
 	}
 }

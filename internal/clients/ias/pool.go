@@ -1,8 +1,6 @@
 package ias
 
 import (
-	"golang.org/x/sync/singleflight"
-
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -13,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 )
 

@@ -66,7 +66,7 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	op := operationOf(req)
+	op := operationFrom(req.Context())
 	idempotent := req.Method != http.MethodPost
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
@@ -174,37 +174,18 @@ func (c *cancelOnClose) Close() error {
 	return err
 }
 
-// Operation names used in metrics and errors.
-const (
-	opListApplications  = "list_applications"
-	opCreateApplication = "create_application"
-	opGetApplication    = "get_application"
-	opPatchApplication  = "patch_application"
-	opDeleteApplication = "delete_application"
-	opListAPISecrets    = "list_api_secrets"
-	opCreateAPISecret   = "create_api_secret"
-	opDeleteAPISecret   = "delete_api_secret"
-	opWellKnown         = "well_known"
-)
+// operationKey carries the name of the operation a request belongs to.
+type operationKey struct{}
 
-// operationOf names a request by its method and path shape.
-func operationOf(r *http.Request) string {
-	p := r.URL.Path
-	if strings.HasSuffix(p, "/.well-known/openid-configuration") {
-		return opWellKnown
+// withOperation names the operation of the requests made with ctx; each client
+// method names its own.
+func withOperation(ctx context.Context, op string) context.Context {
+	return context.WithValue(ctx, operationKey{}, op)
+}
+
+func operationFrom(ctx context.Context) string {
+	if op, ok := ctx.Value(operationKey{}).(string); ok {
+		return op
 	}
-	i := strings.Index(p, "/Applications/v1")
-	if i < 0 {
-		return "other"
-	}
-	rest := strings.Trim(p[i+len("/Applications/v1"):], "/")
-	switch {
-	case rest == "" && r.Method == http.MethodGet:
-		return opListApplications
-	case rest == "" && r.Method == http.MethodPost:
-		return opCreateApplication
-	case strings.HasSuffix(rest, "/apiSecrets"):
-		return map[string]string{http.MethodGet: opListAPISecrets, http.MethodPost: opCreateAPISecret, http.MethodDelete: opDeleteAPISecret}[r.Method]
-	}
-	return map[string]string{http.MethodGet: opGetApplication, http.MethodPatch: opPatchApplication, http.MethodDelete: opDeleteApplication}[r.Method]
+	return "other"
 }

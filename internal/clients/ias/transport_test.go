@@ -12,26 +12,6 @@ import (
 	"golang.org/x/time/rate"
 )
 
-func TestOperationOf(t *testing.T) {
-	cases := []struct{ method, path, want string }{
-		{http.MethodGet, "/Applications/v1/", opListApplications},
-		{http.MethodPost, "/Applications/v1/", opCreateApplication},
-		{http.MethodGet, "/Applications/v1/0b4b", opGetApplication},
-		{http.MethodPatch, "/Applications/v1/0b4b", opPatchApplication},
-		{http.MethodDelete, "/Applications/v1/0b4b", opDeleteApplication},
-		{http.MethodGet, "/Applications/v1/0b4b/apiSecrets", opListAPISecrets},
-		{http.MethodPost, "/Applications/v1/0b4b/apiSecrets", opCreateAPISecret},
-		{http.MethodDelete, "/Applications/v1/0b4b/apiSecrets", opDeleteAPISecret},
-		{http.MethodGet, "/.well-known/openid-configuration", opWellKnown},
-	}
-	for _, tc := range cases {
-		r := httptest.NewRequest(tc.method, tc.path, nil)
-		if got := operationOf(r); got != tc.want {
-			t.Errorf("operationOf(%s %s) = %q, want %q", tc.method, tc.path, got, tc.want)
-		}
-	}
-}
-
 func TestParseRetryAfter(t *testing.T) {
 	cases := map[string]time.Duration{"": time.Second, "3": 3 * time.Second, "0": 0, "junk": time.Second}
 	for in, want := range cases {
