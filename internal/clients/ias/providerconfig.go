@@ -3,7 +3,6 @@ package ias
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	kclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/loopback"
 )
 
 // Keys of the credentials Secret.
@@ -148,19 +148,11 @@ func ValidateURL(raw string) (string, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !isLoopback(u.Hostname()) {
+		if !loopback.Host(u.Hostname()) {
 			return "", fmt.Errorf("http is allowed only to a loopback host; %s needs https", u.Hostname())
 		}
 	default:
 		return "", fmt.Errorf("scheme %q is not supported; use https", u.Scheme)
 	}
 	return u.Scheme + "://" + u.Host, nil
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

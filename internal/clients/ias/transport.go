@@ -3,7 +3,6 @@ package ias
 import (
 	"context"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // tenantGate is the per-tenant token bucket plus the pause a 429 imposes on every
@@ -68,6 +68,8 @@ type transport struct {
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	op := operationFrom(req.Context())
 	idempotent := req.Method != http.MethodPost
+	// Doubling, capped, with jitter so that retries of many resources spread.
+	backoff := wait.Backoff{Duration: t.policy.baseBackoff, Factor: 2, Jitter: 0.5, Steps: t.policy.attempts, Cap: t.policy.maxBackoff}
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		if err := t.gate.wait(req.Context()); err != nil {
@@ -102,7 +104,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			_ = resp.Body.Close()
 		}
 		cancel()
-		if err := sleep(req.Context(), max(retryAfter, t.backoff(attempt))); err != nil {
+		if err := sleep(req.Context(), max(retryAfter, backoff.Step())); err != nil {
 			return nil, err
 		}
 	}
@@ -128,15 +130,6 @@ func (t *transport) send(req *http.Request, op string) (*http.Response, context.
 	}
 	t.metrics.requests.WithLabelValues(op, code).Inc()
 	return resp, cancel, err
-}
-
-func (t *transport) backoff(attempt int) time.Duration {
-	d := t.policy.baseBackoff << (attempt - 1)
-	if d > t.policy.maxBackoff || d <= 0 {
-		d = t.policy.maxBackoff
-	}
-	// Full jitter in [d/2, d) spreads retries of many resources.
-	return d/2 + rand.N(d/2+1)
 }
 
 func parseRetryAfter(v string) time.Duration {

@@ -5,13 +5,14 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/loopback"
 )
 
 // ErrRefused marks kubeconfigs the provider does not use.
@@ -87,7 +88,7 @@ func checkCluster(name string, c *clientcmdapi.Cluster) error {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		if !loopback.Host(u.Hostname()) {
 			return refused("cluster %q uses plain http to a remote host; use https", name)
 		}
 	default:

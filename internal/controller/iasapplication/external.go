@@ -238,14 +238,11 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.IASApplication) (man
 func (e *external) Disconnect(context.Context) error { return nil }
 
 // mayPublish tells whether the management policies let the provider create and
-// publish a client secret; an observe-only resource is Ready once the app exists.
+// publish a client secret (they allow Update); an observe-only resource is Ready
+// once the app exists. No policies at all means the feature is off.
 func mayPublish(cr *v1alpha1.IASApplication) bool {
-	for _, p := range cr.GetManagementPolicies() {
-		if p == xpv2.ManagementActionAll || p == xpv2.ManagementActionUpdate {
-			return true
-		}
-	}
-	return len(cr.GetManagementPolicies()) == 0
+	p := cr.GetManagementPolicies()
+	return managed.NewManagementPoliciesResolver(len(p) > 0, p).ShouldUpdate()
 }
 
 // retiringAfterReplace lists every secret of ours but the new one as retiring,

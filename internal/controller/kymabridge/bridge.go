@@ -132,14 +132,12 @@ func Desired(kyma client.Object) *unstructured.Unstructured {
 	xr.SetGroupVersionKind(EventingAuthGroupVersionKind)
 	xr.SetName(kyma.GetName())
 	xr.SetNamespace(kyma.GetNamespace())
-	controller := true
-	xr.SetOwnerReferences([]metav1.OwnerReference{{
-		APIVersion: KymaGroupVersionKind.GroupVersion().String(),
-		Kind:       KymaGroupVersionKind.Kind,
-		Name:       kyma.GetName(),
-		UID:        kyma.GetUID(),
-		Controller: &controller,
-	}})
+	ref := metav1.NewControllerRef(kyma, KymaGroupVersionKind)
+	// Not blocking the Kyma's deletion: that would need update on kymas/finalizers
+	// where OwnerReferencesPermissionEnforcement is on, and the garbage collector
+	// deletes the EventingAuth after its Kyma either way.
+	ref.BlockOwnerDeletion = nil
+	xr.SetOwnerReferences([]metav1.OwnerReference{*ref})
 	spec := map[string]any{"runtimeId": kyma.GetName()}
 	if ga := kyma.GetLabels()[LabelGlobalAccount]; ga != "" {
 		spec["globalAccount"] = ga

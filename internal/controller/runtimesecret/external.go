@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -165,7 +166,7 @@ func (e *external) desired(ctx context.Context, cr *v1alpha1.RuntimeSecret) (map
 			return nil, fmt.Sprintf("the IASApplication %s, which does not exist", p.ApplicationRef.Name), nil
 		case err != nil:
 			return nil, "", fmt.Errorf("cannot read the IASApplication %s: %w", p.ApplicationRef.Name, err)
-		case app.GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue:
+		case !resource.IsConditionTrue(app.GetCondition(xpv2.TypeReady)):
 			return nil, fmt.Sprintf("the IASApplication %s to become Ready", p.ApplicationRef.Name), nil
 		}
 	}
