@@ -40,6 +40,7 @@ func main() {
 	var (
 		debug            = flag.Bool("debug", false, "Run with debug logging.")
 		leaderElection   = flag.Bool("leader-election", false, "Use leader election for the controller manager.")
+		leaderElectionNS = flag.String("leader-election-namespace", "", "Namespace of the leader election Lease; default the pod's own (needed outside a cluster).")
 		syncInterval     = flag.Duration("sync", time.Hour, "How often all resources are re-listed from the API server cache.")
 		pollInterval     = flag.Duration("poll", 5*time.Minute, "How often each resource is checked against IAS and the runtimes (drift detection).")
 		pollJitter       = flag.Duration("poll-jitter", 0, "Random spread added to each poll; default 10% of --poll.")
@@ -86,6 +87,7 @@ func main() {
 		LeaderElection:             *leaderElection,
 		LeaderElectionID:           "crossplane-leader-election-provider-eventing-auth",
 		LeaderElectionResourceLock: "leases",
+		LeaderElectionNamespace:    *leaderElectionNS,
 		Metrics:                    metricsserver.Options{BindAddress: *metricsAddr},
 		HealthProbeBindAddress:     *probeAddr,
 	})
