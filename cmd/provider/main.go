@@ -50,6 +50,7 @@ func main() {
 		metricsAddr      = flag.String("metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint.")
 		probeAddr        = flag.String("health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
 		iasTimeout       = flag.Duration("ias-timeout", 15*time.Second, "Timeout of each attempt of each IAS call.")
+		iasSecretCheck   = flag.Duration("ias-secret-check", iasapplication.DefaultSecretCheck, "How often each app's api secrets are listed in IAS at the least; between listings the published one is taken as the status records it.")
 		iasListSettle    = flag.Duration("ias-list-settle", iasapplication.DefaultListSettle, "After a create of an IAS application got no answer, how long to wait for IAS's lists to show the application before creating it again.")
 		runtimeTimeout   = flag.Duration("runtime-timeout", runtime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
 		kymaBridge       = flag.Bool("kyma-bridge", true, "Keep one EventingAuth composite resource per Kyma CR.")
@@ -113,6 +114,7 @@ func main() {
 		PollJitter:         *pollJitter,
 		Polls:              reconciler.NewPollBudget(*maxReconcileRate),
 		IASListSettle:      *iasListSettle,
+		IASSecretCheck:     *iasSecretCheck,
 		ManagementPolicies: *mgmtPolicies,
 		KymaBridge:         *kymaBridge,
 		SetupFailed:        func(err error) { exitOn(err, "controller setup failed") },

@@ -251,3 +251,30 @@ func hasSecret(tn *tenant, appName, id string) bool {
 func clientKey(ns, name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: ns, Name: name}
 }
+
+// testSecretDeletedInIAS: the published secret deleted in IAS behind the
+// provider's back is replaced within the secret check, though polls between
+// checks do not list secrets.
+func testSecretDeletedInIAS(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	a := tn.app("runtime-secret-deleted-in-ias")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	id := meta.GetExternalName(a)
+	first := expectPublished(g, tn, a).Secrets[0]
+
+	// Between checks a poll reads no secrets: over three polls, at most two lists.
+	lists := tn.sim.Stats().Count(operation.ListAPISecrets, 0)
+	time.Sleep(3 * poll) //nolint:forbidigo // Counting what polls do over a span of time.
+	g.Expect(tn.sim.Stats().Count(operation.ListAPISecrets, 0) - lists).To(BeNumerically("<=", 2))
+
+	tn.sim.MutateApp(id, func(app *iassim.App) { app.Secrets = nil })
+	g.Eventually(func(g Gomega) {
+		app := expectPublished(g, tn, a)
+		g.Expect(app.Secrets).To(HaveLen(1))
+		g.Expect(app.Secrets[0].ID).NotTo(Equal(first.ID))
+	}, secretCheck+2*poll+10*time.Second, 200*time.Millisecond).Should(Succeed())
+	waitReady(t, a)
+}

@@ -64,7 +64,9 @@ var (
 const (
 	poll = 3 * time.Second
 	// listSettle is how long the provider trusts IAS's lists to lag.
-	listSettle       = 6 * time.Second
+	listSettle = 6 * time.Second
+	// secretCheck is how often an app's api secrets are listed at the least.
+	secretCheck      = 2 * poll
 	timeout          = 60 * time.Second
 	runtimeCacheSize = 10
 )
@@ -177,6 +179,7 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 		PollJitter:         500 * time.Millisecond,
 		Polls:              reconciler.NewPollBudget(200),
 		IASListSettle:      listSettle,
+		IASSecretCheck:     secretCheck,
 		ManagementPolicies: true,
 		KymaBridge:         true,
 		SetupFailed:        func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) },

@@ -32,6 +32,7 @@ func TestProvider(t *testing.T) {
 			t.Run("CrashAfterAppStored", testCrashAfterAppStored)
 			t.Run("LateListedDuplicate", testLateListedDuplicate)
 			t.Run("TwoAppsOfThisProvider", testTwoOwnApps)
+			t.Run("SecretDeletedInIAS", testSecretDeletedInIAS)
 		})
 		t.Run("RuntimeSecret", func(t *testing.T) {
 			t.Run("ApplicationRefDriftAndRotation", testRuntimeWithApplicationRef)

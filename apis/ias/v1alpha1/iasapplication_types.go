@@ -135,6 +135,10 @@ type IASApplicationObservation struct {
 	// secrets are retired counting from it.
 	SecretPublishedAt *metav1.Time `json:"secretPublishedAt,omitempty"`
 
+	// SecretsCheckedAt is when the app's api secrets were last listed in IAS.
+	// Between listings the published secret is taken as this status records it.
+	SecretsCheckedAt *metav1.Time `json:"secretsCheckedAt,omitempty"`
+
 	// Retiring lists the older secrets of this provider still valid in IAS.
 	// +optional
 	Retiring []RetiringSecret `json:"retiring,omitempty"`

@@ -130,6 +130,10 @@ func (in *IASApplicationObservation) DeepCopyInto(out *IASApplicationObservation
 		in, out := &in.SecretPublishedAt, &out.SecretPublishedAt
 		*out = (*in).DeepCopy()
 	}
+	if in.SecretsCheckedAt != nil {
+		in, out := &in.SecretsCheckedAt, &out.SecretsCheckedAt
+		*out = (*in).DeepCopy()
+	}
 	if in.Retiring != nil {
 		in, out := &in.Retiring, &out.Retiring
 		*out = make([]RetiringSecret, len(*in))

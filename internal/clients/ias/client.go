@@ -103,6 +103,7 @@ type Client interface {
 	ListAPISecrets(ctx context.Context, appID string) ([]APISecret, error)
 	DeleteAPISecret(ctx context.Context, appID, secretID string) error
 	Endpoints(ctx context.Context) (Endpoints, error)
+	Inventory(ctx context.Context, maxAge time.Duration) (*Inventory, error)
 }
 
 type client struct {
@@ -134,9 +135,18 @@ func parseID(op, id string) (uuid.UUID, error) {
 }
 
 func (c *client) FindApplications(ctx context.Context, name string) ([]Application, error) {
+	return c.listApplications(ctx, "name eq "+name)
+}
+
+// listApplications pages through the apps the filter selects; an empty filter
+// selects all of them.
+func (c *client) listApplications(ctx context.Context, filter string) ([]Application, error) {
 	ctx = withOperation(ctx, operation.ListApplications)
-	filter, limit := "name eq "+name, int32(100)
-	params := &api.GetAllApplicationsParams{Filter: &filter, Limit: &limit}
+	limit := int32(100)
+	params := &api.GetAllApplicationsParams{Limit: &limit}
+	if filter != "" {
+		params.Filter = &filter
+	}
 	var out []Application
 	for {
 		resp, err := c.api.GetAllApplicationsWithResponse(ctx, params)
@@ -144,7 +154,7 @@ func (c *client) FindApplications(ctx context.Context, name string) ([]Applicati
 			return nil, fmt.Errorf("IAS %s: %w", operation.ListApplications, err)
 		}
 		switch {
-		case resp.StatusCode() == http.StatusNotFound:
+		case resp.StatusCode() == http.StatusNotFound && filter != "":
 			// Some tenants answer an empty filtered list with 404.
 			return out, nil
 		case resp.JSON200 == nil:

@@ -67,11 +67,14 @@ type tenantState struct {
 	// wellKnown makes resources that start at once share one fetch of the
 	// well-known document.
 	wellKnown singleflight.Group
+	// listing makes resources share one listing of the tenant's apps.
+	listing singleflight.Group
 
 	mu        sync.Mutex
 	digest    string // of the credentials the state below was made with
 	http      *http.Client
 	endpoints *Endpoints
+	inventory *Inventory
 }
 
 // NewPool returns an empty Pool.
@@ -125,7 +128,7 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 		if st.http != nil {
 			st.http.CloseIdleConnections()
 		}
-		st.digest, st.http, st.endpoints = d, hc, nil
+		st.digest, st.http, st.endpoints, st.inventory = d, hc, nil, nil
 	}
 	return newClient(t, st)
 }

@@ -37,6 +37,10 @@ type connector struct {
 	users      Users
 	listSettle time.Duration
 	created    *created
+	// inventoryAge is how old the tenant's app inventory may be: the poll.
+	inventoryAge time.Duration
+	// secretCheck is how often an app's api secrets are listed at the least.
+	secretCheck time.Duration
 }
 
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (managed.TypedExternalClient[*v1alpha1.IASApplication], error) {
@@ -52,7 +56,8 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 		return nil, err
 	}
 	return &external{ias: cl, kube: c.kube, reader: c.reader, globalAccount: cfg.GlobalAccount, recorder: c.recorder,
-		publisher: c.publisher, users: c.users, listSettle: c.listSettle, created: c.created, now: time.Now}, nil
+		publisher: c.publisher, users: c.users, listSettle: c.listSettle, created: c.created,
+		inventoryAge: c.inventoryAge, secretCheck: c.secretCheck, now: time.Now}, nil
 }
 
 // external reconciles one IASApplication with its IAS tenant. It lives for one
@@ -69,7 +74,12 @@ type external struct {
 	// trusted to show the app, if it was made.
 	listSettle time.Duration
 	created    *created
-	now        func() time.Time
+	// inventoryAge is how old the tenant's app inventory may be; 0: no inventory.
+	inventoryAge time.Duration
+	// secretCheck is how long the published secret is taken as the status
+	// records it before IAS is asked again; 0: every poll.
+	secretCheck time.Duration
+	now         func() time.Time
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
@@ -98,7 +108,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	at := &cr.Status.AtProvider
 	at.ID, at.ClientID, at.TokenURL, at.CertsURL = app.ID, app.ClientID, endpoints.TokenURL, endpoints.CertsURL
 
-	all, err := e.ias.ListAPISecrets(ctx, app.ID)
+	all, err := e.apiSecrets(ctx, cr, app)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
@@ -137,6 +147,7 @@ func (e *external) observeCreated(ctx context.Context, cr *v1alpha1.IASApplicati
 	at := &cr.Status.AtProvider
 	at.ID, at.ClientID, at.TokenURL, at.CertsURL = c.app.ID, c.app.ClientID, endpoints.TokenURL, endpoints.CertsURL
 	st := secretState{ours: []ias.APISecret{c.secret}, cur: &c.secret, value: c.secret.Value}
+	at.SecretsCheckedAt = &metav1.Time{Time: c.at}
 	if _, err := e.observeSecrets(ctx, cr, st); err != nil {
 		return managed.ExternalObservation{}, err
 	}
@@ -193,6 +204,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	if err != nil {
 		return managed.ExternalUpdate{}, err
 	}
+	cr.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: e.now()}
 	st, err := e.secrets(ctx, cr, app, all)
 	if err != nil {
 		return managed.ExternalUpdate{}, err

@@ -103,6 +103,17 @@ func (f *fakeIAS) DeleteAPISecret(_ context.Context, appID, secretID string) err
 	return nil
 }
 
+func (f *fakeIAS) Inventory(context.Context, time.Duration) (*ias.Inventory, error) {
+	f.reads++
+	inv := &ias.Inventory{At: at, Apps: map[string]ias.Application{}}
+	for _, a := range f.apps {
+		if !f.unlisted[a.ID] {
+			inv.Apps[a.ID] = a
+		}
+	}
+	return inv, nil
+}
+
 func (f *fakeIAS) Endpoints(context.Context) (ias.Endpoints, error) {
 	return ias.Endpoints{TokenURL: "https://t/oauth2/token", CertsURL: "https://t/oauth2/certs"}, nil
 }

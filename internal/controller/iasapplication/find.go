@@ -36,6 +36,9 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 		}
 	}
 	if id := meta.GetExternalName(cr); id != "" {
+		if app, ok := e.fromInventory(ctx, cr, id); ok {
+			return app, false, e.removeDuplicates(ctx, cr, app)
+		}
 		app, err := e.ias.GetApplication(ctx, id)
 		switch {
 		case err == nil:
@@ -79,6 +82,21 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 		return nil, false, err
 	}
 	return keep, true, e.deleteDuplicates(ctx, cr, keep, apps)
+}
+
+// fromInventory finds the app in the tenant's inventory, listed at most a poll
+// ago, instead of asking IAS for it alone. An app the inventory lacks is looked
+// up by its UUID: it may be newer than the listing, or gone.
+func (e *external) fromInventory(ctx context.Context, cr *v1alpha1.IASApplication, id string) (*ias.Application, bool) {
+	if e.inventoryAge <= 0 || meta.WasDeleted(cr) {
+		return nil, false
+	}
+	inv, err := e.ias.Inventory(ctx, e.inventoryAge)
+	if err != nil {
+		return nil, false
+	}
+	app, ok := inv.Apps[id]
+	return &app, ok
 }
 
 // removeDuplicates deletes other apps of this provider named like app, for a

@@ -28,6 +28,8 @@ type world struct {
 	ias     *fakeIAS
 	conn    map[string][]byte // the connection Secret's data; nil: none
 	pending string            // what Users answers
+	// steady turns on the inventory (a minute) and secret checks (an hour).
+	steady bool
 }
 
 // result is what one case published.
@@ -50,6 +52,9 @@ func (w world) external(t *testing.T) (*external, *result) {
 	e := &external{ias: w.ias, kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: &created{}, now: func() time.Time { return at },
 		users:     usersFn(func(string) string { return w.pending }),
 		publisher: publisherFn(func(cd managed.ConnectionDetails) { r.published = append(r.published, cd) })}
+	if w.steady {
+		e.inventoryAge, e.secretCheck = time.Minute, time.Hour
+	}
 	return e, r
 }
 
@@ -465,6 +470,65 @@ func TestCreateAndDelete(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.calls, tc.ias.calls); diff != "" {
 				t.Errorf("IAS changes: -want +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSteadyPoll: what a routine poll asks IAS, with the tenant's inventory and
+// hourly secret checks.
+func TestSteadyPoll(t *testing.T) {
+	checkedAgo := func(d time.Duration) func(*v1alpha1.IASApplication) {
+		return func(cr *v1alpha1.IASApplication) {
+			cr.Status.AtProvider.SecretHint = "abcd"
+			cr.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: at.Add(-d)}
+		}
+	}
+	cases := map[string]struct {
+		w        world
+		reads    int
+		upToDate bool
+		ready    corev1.ConditionStatus
+	}{
+		"app in the inventory, secrets checked 10m ago: the inventory only": {
+			w:     world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(10*time.Minute)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
+			reads: 1, upToDate: true, ready: corev1.ConditionTrue,
+		},
+		"secrets checked over an hour ago: listed": {
+			w:     world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(61*time.Minute)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
+			reads: 2, upToDate: true, ready: corev1.ConditionTrue,
+		},
+		"app not in the inventory: looked up by its UUID": {
+			w: world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(10*time.Minute)), conn: conn("abcd"),
+				ias: func() *fakeIAS { f := oneApp(ourSecret("s1", "abcd")); f.unlisted = map[string]bool{appID: true}; return f }()},
+			reads: 2, upToDate: true, ready: corev1.ConditionTrue,
+		},
+		"the connection Secret holds another secret: listed, a new one needed": {
+			w:     world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(10*time.Minute)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("zzzz")},
+			reads: 2, ready: corev1.ConditionFalse,
+		},
+		"an older secret retiring: listed every poll": {
+			w: world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Minute), checkedAgo(10*time.Minute), func(cr *v1alpha1.IASApplication) {
+				cr.Status.AtProvider.Retiring = []v1alpha1.RetiringSecret{{ID: "s0"}}
+			}), ias: oneApp(ourSecret("s0", "old0"), ourSecret("s1", "abcd")), conn: conn("abcd")},
+			reads: 2, upToDate: true, ready: corev1.ConditionTrue,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e, _ := tc.w.external(t)
+			obs, err := e.Observe(context.Background(), tc.w.cr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := tc.w.ias; f.reads != tc.reads {
+				t.Errorf("IAS reads %d, want %d", f.reads, tc.reads)
+			}
+			if obs.ResourceUpToDate != tc.upToDate || !obs.ResourceExists {
+				t.Errorf("exists %v, up to date %v; want exists, up to date %v", obs.ResourceExists, obs.ResourceUpToDate, tc.upToDate)
+			}
+			if s := tc.w.cr.GetCondition(xpv2.TypeReady).Status; s != tc.ready {
+				t.Errorf("Ready %s, want %s", s, tc.ready)
 			}
 		})
 	}

@@ -96,6 +96,46 @@ func (e *external) secrets(ctx context.Context, cr *v1alpha1.IASApplication, app
 	return st, nil
 }
 
+// apiSecrets returns the app's api secrets: as IAS lists them, or, between
+// listings at most secretCheck apart, the published one as the status records
+// it, while the connection Secret still holds it and nothing retires or rotates.
+// A secret deleted in IAS behind the provider's back is so found within
+// secretCheck, at one list per app per secretCheck instead of one per poll.
+func (e *external) apiSecrets(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) ([]ias.APISecret, error) {
+	if known, ok := e.knownSecrets(ctx, cr, app); ok {
+		return known, nil
+	}
+	all, err := e.ias.ListAPISecrets(ctx, app.ID)
+	if err != nil {
+		return nil, err
+	}
+	cr.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: e.now()}
+	return all, nil
+}
+
+func (e *external) knownSecrets(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) ([]ias.APISecret, bool) {
+	at := cr.Status.AtProvider
+	if e.secretCheck <= 0 || at.SecretID == "" || at.SecretHint == "" || at.SecretsCheckedAt == nil ||
+		e.now().Sub(at.SecretsCheckedAt.Time) >= e.secretCheck || len(at.Retiring) > 0 {
+		return nil, false
+	}
+	s, err := e.connectionSecret(ctx, cr)
+	if err != nil || s == nil || string(s.Data[v1alpha1.KeyClientID]) != app.ClientID ||
+		!strings.HasPrefix(string(s.Data[v1alpha1.KeyClientSecret]), at.SecretHint) {
+		return nil, false
+	}
+	sec := ias.APISecret{ID: at.SecretID, Hint: at.SecretHint, ClientID: app.ClientID, Description: description(cr)}
+	if at.SecretValidTo != nil {
+		t := at.SecretValidTo.Time
+		sec.ValidTo = &t
+	}
+	if rb := cr.Spec.ForProvider.Secret.RotateBefore; rb != nil && sec.ValidTo != nil && e.now().Add(rb.Duration).After(*sec.ValidTo) {
+		// A rotation falls due: decided on what IAS says.
+		return nil, false
+	}
+	return []ias.APISecret{sec}, true
+}
+
 // connectionSecret returns the connection Secret, nil if it does not exist.
 func (e *external) connectionSecret(ctx context.Context, cr *v1alpha1.IASApplication) (*corev1.Secret, error) {
 	ref := cr.GetWriteConnectionSecretToReference()

@@ -20,6 +20,10 @@ import (
 // repeated only once the list has had this long to show the app.
 const DefaultListSettle = time.Minute
 
+// DefaultSecretCheck is how often an app's api secrets are listed at the least:
+// a secret deleted in IAS behind the provider's back is replaced within it.
+const DefaultSecretCheck = time.Hour
+
 // SetupGated adds the IASApplication controller once its CRD and the
 // ProviderConfigUsage CRD are established.
 func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
@@ -35,6 +39,10 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	if listSettle == 0 {
 		listSettle = DefaultListSettle
 	}
+	secretCheck := o.IASSecretCheck
+	if secretCheck == 0 {
+		secretCheck = DefaultSecretCheck
+	}
 	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
 	opts := append(reconciler.CommonOptions(o, name, recorder),
 		managed.WithTypedExternalConnector[*v1alpha1.IASApplication](&connector{
@@ -47,6 +55,9 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 			users:      runtimeSecretUsers{kube: mgr.GetClient()},
 			listSettle: listSettle,
 			created:    &created{},
+			// One listing of the tenant per poll serves every resource's poll.
+			inventoryAge: o.PollInterval,
+			secretCheck:  secretCheck,
 		}),
 		// The external name is the IAS UUID, never metadata.name.
 		managed.WithInitializers(),

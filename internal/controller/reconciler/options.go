@@ -34,6 +34,8 @@ type Options struct {
 	ManagementPolicies bool
 	// IASListSettle is how long IAS's lists may lag behind a create.
 	IASListSettle time.Duration
+	// IASSecretCheck is how often each app's api secrets are listed at the least.
+	IASSecretCheck time.Duration
 	// KymaBridge turns on the controller that keeps an EventingAuth per Kyma CR.
 	KymaBridge bool
 	// SetupFailed is told when a controller that waited for its CRDs cannot be
