@@ -84,6 +84,9 @@ func main() {
 			SyncPeriod: syncInterval,
 			// Controllers wait for their CRDs; their schemas need not be cached.
 			ByObject: map[client.Object]cache.ByObject{&apiextensionsv1.CustomResourceDefinition{}: {Transform: customresourcesgate.TransformStripCRDSchema}},
+			// managedFields are a large part of every cached object and never read:
+			// memory per runtime matters at thousands of them.
+			DefaultTransform: cache.TransformStripManagedFields(),
 		},
 		LeaderElection:             *leaderElection,
 		LeaderElectionID:           "crossplane-leader-election-provider-eventing-auth",
