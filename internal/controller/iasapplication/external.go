@@ -27,20 +27,29 @@ const (
 	reasonDeletedDuplicate event.Reason = "DeletedDuplicateApplication"
 )
 
-type connector struct {
-	kube       client.Client
-	reader     client.Reader
-	usage      resource.ModernTracker
-	pool       *ias.Pool
-	recorder   event.Recorder
-	publisher  managed.LocalConnectionPublisher
-	users      Users
+// shared is what the connector hands to every external client it makes.
+type shared struct {
+	kube      client.Client
+	reader    client.Reader // uncached
+	recorder  event.Recorder
+	publisher managed.LocalConnectionPublisher
+	users     Users
+	created   *created
+	// listSettle is how long after a create without answer IAS's lists are
+	// trusted to show the app, if it was made.
 	listSettle time.Duration
-	created    *created
-	// inventoryAge is how old the tenant's app inventory may be: the poll.
+	// inventoryAge is how old the tenant's app inventory may be (the poll);
+	// 0: no inventory.
 	inventoryAge time.Duration
-	// secretCheck is how often an app's api secrets are listed at the least.
+	// secretCheck is how long the published secret is taken as the status
+	// records it before IAS is asked again; 0: every poll.
 	secretCheck time.Duration
+}
+
+type connector struct {
+	shared
+	usage resource.ModernTracker
+	pool  *ias.Pool
 }
 
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (managed.TypedExternalClient[*v1alpha1.IASApplication], error) {
@@ -55,31 +64,16 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 	if err != nil {
 		return nil, err
 	}
-	return &external{ias: cl, kube: c.kube, reader: c.reader, globalAccount: cfg.GlobalAccount, recorder: c.recorder,
-		publisher: c.publisher, users: c.users, listSettle: c.listSettle, created: c.created,
-		inventoryAge: c.inventoryAge, secretCheck: c.secretCheck, now: time.Now}, nil
+	return &external{shared: c.shared, ias: cl, globalAccount: cfg.GlobalAccount, now: time.Now}, nil
 }
 
 // external reconciles one IASApplication with its IAS tenant. It lives for one
 // reconcile.
 type external struct {
+	shared
 	ias           ias.Client
-	kube          client.Reader
-	reader        client.Reader // uncached
 	globalAccount string
-	recorder      event.Recorder
-	publisher     managed.LocalConnectionPublisher
-	users         Users
-	// listSettle is how long after a create without answer IAS's lists are
-	// trusted to show the app, if it was made.
-	listSettle time.Duration
-	created    *created
-	// inventoryAge is how old the tenant's app inventory may be; 0: no inventory.
-	inventoryAge time.Duration
-	// secretCheck is how long the published secret is taken as the status
-	// records it before IAS is asked again; 0: every poll.
-	secretCheck time.Duration
-	now         func() time.Time
+	now           func() time.Time
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {

@@ -49,9 +49,10 @@ func (w world) external(t *testing.T) (*external, *result) {
 	kube := b.Build()
 	r := &result{}
 	log := &eventLog{}
-	e := &external{ias: w.ias, kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: &created{}, now: func() time.Time { return at },
+	e := &external{ias: w.ias, now: func() time.Time { return at }, shared: shared{
+		kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: &created{},
 		users:     usersFn(func(string) string { return w.pending }),
-		publisher: publisherFn(func(cd managed.ConnectionDetails) { r.published = append(r.published, cd) })}
+		publisher: publisherFn(func(cd managed.ConnectionDetails) { r.published = append(r.published, cd) })}}
 	if w.steady {
 		e.inventoryAge, e.secretCheck = time.Minute, time.Hour
 	}
@@ -500,7 +501,11 @@ func TestSteadyPoll(t *testing.T) {
 		},
 		"app not in the inventory: looked up by its UUID": {
 			w: world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(10*time.Minute)), conn: conn("abcd"),
-				ias: func() *fakeIAS { f := oneApp(ourSecret("s1", "abcd")); f.unlisted = map[string]bool{appID: true}; return f }()},
+				ias: func() *fakeIAS {
+					f := oneApp(ourSecret("s1", "abcd"))
+					f.unlisted = map[string]bool{appID: true}
+					return f
+				}()},
 			reads: 2, upToDate: true, ready: corev1.ConditionTrue,
 		},
 		"the connection Secret holds another secret: listed, a new one needed": {

@@ -46,18 +46,20 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
 	opts := append(reconciler.CommonOptions(o, name, recorder),
 		managed.WithTypedExternalConnector[*v1alpha1.IASApplication](&connector{
-			kube:       mgr.GetClient(),
-			reader:     mgr.GetAPIReader(),
-			usage:      resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
-			pool:       o.IAS,
-			recorder:   recorder,
-			publisher:  managed.NewAPILocalSecretPublisher(mgr.GetClient(), mgr.GetScheme()),
-			users:      runtimeSecretUsers{kube: mgr.GetClient()},
-			listSettle: listSettle,
-			created:    &created{},
-			// One listing of the tenant per poll serves every resource's poll.
-			inventoryAge: o.PollInterval,
-			secretCheck:  secretCheck,
+			shared: shared{
+				kube:       mgr.GetClient(),
+				reader:     mgr.GetAPIReader(),
+				recorder:   recorder,
+				publisher:  managed.NewAPILocalSecretPublisher(mgr.GetClient(), mgr.GetScheme()),
+				users:      runtimeSecretUsers{kube: mgr.GetClient()},
+				created:    &created{},
+				listSettle: listSettle,
+				// One listing of the tenant per poll serves every resource's poll.
+				inventoryAge: o.PollInterval,
+				secretCheck:  secretCheck,
+			},
+			usage: resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
+			pool:  o.IAS,
 		}),
 		// The external name is the IAS UUID, never metadata.name.
 		managed.WithInitializers(),
