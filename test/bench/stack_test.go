@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,18 +13,14 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/providerstack"
 )
 
 // The stack every figure is taken on: a management and a runtime API server
@@ -40,7 +35,7 @@ var (
 )
 
 const (
-	ns = "kcp-system"
+	ns = providerstack.Namespace
 	// tenantQPS is the ProviderConfig's default rateLimit.qps, the IAS bound.
 	tenantQPS = 40.0
 	// benchPoll is the poll of the provider under test (the 60s).
@@ -71,84 +66,22 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(work)
-	mgmtEnv := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("..", "..", "package", "crds")}, ErrorIfCRDPathMissing: true}
-	rtEnv := &envtest.Environment{}
-	for _, e := range []*envtest.Environment{mgmtEnv, rtEnv} {
-		if _, err := e.Start(); err != nil {
-			return 0, err
-		}
-		defer e.Stop() //nolint:errcheck // Best effort at exit.
-	}
-	scheme := kruntime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = apis.AddToScheme(scheme)
-	mgmtKC, err := adminKubeconfig(mgmtEnv)
+	s, err := providerstack.Start(context.Background(), work, iassim.Options{Latency: 100 * time.Millisecond})
 	if err != nil {
 		return 0, err
 	}
-	if runtimeKC, err = adminKubeconfig(rtEnv); err != nil {
-		return 0, err
-	}
-	if mgmt, err = client.New(mgmtEnv.Config, client.Options{Scheme: scheme}); err != nil {
-		return 0, err
-	}
-	if rt, err = client.New(rtEnv.Config, client.Options{Scheme: scheme}); err != nil {
-		return 0, err
-	}
-	if sim, err = iassim.New(iassim.Options{Latency: 100 * time.Millisecond}).Serve("127.0.0.1:0", false); err != nil {
-		return 0, err
-	}
-	defer sim.Close() //nolint:errcheck // Best effort at exit.
-	ctx := context.Background()
-	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "ias", Namespace: ns},
-			StringData: map[string]string{"username": "admin", "password": "admin-password", "url": sim.URL}},
-		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: v1alpha1.ClusterProviderConfigSpec{
-			Credentials: v1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.SecretReference{Name: "ias", Namespace: ns}}}},
-	}
-	for _, o := range objs {
-		if err := mgmt.Create(ctx, o); err != nil {
-			return 0, err
-		}
-	}
-	kcPath := filepath.Join(work, "mgmt.kubeconfig")
-	if err := os.WriteFile(kcPath, mgmtKC, 0o600); err != nil {
-		return 0, err
-	}
-	bin := filepath.Join(work, "provider")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/provider").CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("cannot build the provider: %v\n%s", err, out)
-	}
-	providerLog = filepath.Join(work, "provider.log")
-	logf, err := os.Create(providerLog)
-	if err != nil {
-		return 0, err
-	}
-	args := []string{"--poll=" + benchPoll.String(), "--kyma-bridge=false", "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0"}
+	defer s.Stop()
+	mgmt, rt, sim, runtimeKC = s.Mgmt, s.Runtime, s.Sim, s.RuntimeKubeconfig
+	args := []string{"--poll=" + benchPoll.String(), "--kyma-bridge=false"}
 	// BENCH_PROVIDER_ARGS compares settings, e.g. "--max-reconcile-rate=50".
 	args = append(args, strings.Fields(os.Getenv("BENCH_PROVIDER_ARGS"))...)
-	provider = exec.Command(bin, args...)
-	provider.Env = append(os.Environ(), "KUBECONFIG="+kcPath)
-	provider.Stdout, provider.Stderr = logf, logf
-	if err := provider.Start(); err != nil {
+	if provider, err = s.Provider("provider", args...); err != nil {
 		return 0, err
 	}
-	defer func() { _ = provider.Process.Kill(); _ = provider.Wait() }()
+	providerLog = s.Log("provider")
 	return m.Run(), nil
 }
 
-func adminKubeconfig(env *envtest.Environment) ([]byte, error) {
-	u, err := env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	return u.KubeConfig()
-}
-
-// newRuntime creates what one runtime takes: an IASApplication, a RuntimeSecret
-// referring to it, and the target namespace on the runtime (all runtimes share
-// one runtime API server, each with its own namespace).
 func newRuntime(ctx context.Context, id string) error {
 	if err := rt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}}); err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,21 +16,16 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/providerstack"
 )
 
 const (
-	ns    = "kcp-system"
+	ns    = providerstack.Namespace
 	lease = "crossplane-leader-election-provider-eventing-auth"
 	// leaseDuration is controller-runtime's default, which the provider keeps.
 	leaseDuration = 15 * time.Second
@@ -44,53 +38,16 @@ func TestKillTheLeader(t *testing.T) {
 	}
 	g := NewWithT(t)
 	ctx := context.Background()
-	work := t.TempDir()
-
-	mgmtEnv := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("..", "..", "package", "crds")}, ErrorIfCRDPathMissing: true}
-	rtEnv := &envtest.Environment{}
-	for _, e := range []*envtest.Environment{mgmtEnv, rtEnv} {
-		_, err := e.Start()
-		g.Expect(err).NotTo(HaveOccurred())
-		t.Cleanup(func() { _ = e.Stop() })
-	}
-	scheme := kruntime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = apis.AddToScheme(scheme)
-	mgmt, err := client.New(mgmtEnv.Config, client.Options{Scheme: scheme})
-	g.Expect(err).NotTo(HaveOccurred())
-	rt, err := client.New(rtEnv.Config, client.Options{Scheme: scheme})
-	g.Expect(err).NotTo(HaveOccurred())
-
 	// IAS lists new apps only after a while: a create the leader sent just
 	// before it died must be adopted by the new leader, not made again.
-	sim, err := iassim.New(iassim.Options{Latency: 50 * time.Millisecond, ListLag: 2 * time.Second}).Serve("127.0.0.1:0", false)
+	s, err := providerstack.Start(ctx, t.TempDir(), iassim.Options{Latency: 50 * time.Millisecond, ListLag: 2 * time.Second})
 	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = sim.Close() })
-	for _, o := range []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "ias", Namespace: ns},
-			StringData: map[string]string{"username": "admin", "password": "admin-password", "url": sim.URL}},
-		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: v1alpha1.ClusterProviderConfigSpec{
-			Credentials: v1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.SecretReference{Name: "ias", Namespace: ns}}}},
-	} {
-		g.Expect(mgmt.Create(ctx, o)).To(Succeed())
-	}
-	mgmtKC := kubeconfig(t, mgmtEnv, work, "mgmt")
-	rtKC, err := os.ReadFile(kubeconfig(t, rtEnv, work, "runtime"))
-	g.Expect(err).NotTo(HaveOccurred())
-
-	bin := filepath.Join(work, "provider")
-	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/provider").CombinedOutput()
-	g.Expect(err).NotTo(HaveOccurred(), string(out))
+	t.Cleanup(s.Stop)
+	mgmt, rt, sim, rtKC := s.Mgmt, s.Runtime, s.Sim, s.RuntimeKubeconfig
 	start := func(name string) *exec.Cmd {
-		log, err := os.Create(filepath.Join(work, name+".log"))
+		cmd, err := s.Provider(name, "--leader-election", "--leader-election-namespace="+ns, "--kyma-bridge=false",
+			"--poll=10s", "--ias-list-settle=6s")
 		g.Expect(err).NotTo(HaveOccurred())
-		cmd := exec.Command(bin, "--leader-election", "--leader-election-namespace="+ns, "--kyma-bridge=false",
-			"--poll=10s", "--ias-list-settle=6s", "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0")
-		cmd.Env = append(os.Environ(), "KUBECONFIG="+mgmtKC)
-		cmd.Stdout, cmd.Stderr = log, log
-		g.Expect(cmd.Start()).To(Succeed())
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		return cmd
 	}
 
@@ -160,25 +117,4 @@ func holder(ctx context.Context, g Gomega, c client.Client, not string) string {
 		g.Expect(who).NotTo(Equal(not))
 	}, time.Minute, 100*time.Millisecond).Should(Succeed())
 	return who
-}
-
-// kubeconfig writes an admin kubeconfig of env and returns its path.
-func kubeconfig(t *testing.T, env *envtest.Environment, dir, name string) string {
-	t.Helper()
-	u, err := env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := u.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := clientcmd.Load(kc); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, name+".kubeconfig")
-	if err := os.WriteFile(path, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
