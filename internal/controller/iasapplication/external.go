@@ -102,14 +102,15 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	at := &cr.Status.AtProvider
 	at.ID, at.ClientID, at.TokenURL, at.CertsURL = app.ID, app.ClientID, endpoints.TokenURL, endpoints.CertsURL
 
-	all, err := e.apiSecrets(ctx, cr, app)
+	conn, err := e.connectionSecret(ctx, cr)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	st, err := e.secrets(ctx, cr, app, all)
+	all, err := e.apiSecrets(ctx, cr, app, conn)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
+	st := e.secrets(cr, app, all, conn)
 	due, err := e.observeSecrets(ctx, cr, st)
 	if err != nil {
 		return managed.ExternalObservation{}, err
@@ -199,10 +200,11 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		return managed.ExternalUpdate{}, err
 	}
 	cr.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: e.now()}
-	st, err := e.secrets(ctx, cr, app, all)
+	conn, err := e.connectionSecret(ctx, cr)
 	if err != nil {
 		return managed.ExternalUpdate{}, err
 	}
+	st := e.secrets(cr, app, all, conn)
 	due, err := e.observeSecrets(ctx, cr, st)
 	if err != nil {
 		return managed.ExternalUpdate{}, err
@@ -214,7 +216,8 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		st.ours = without(st.ours, s.ID)
 	}
 	if len(due) > 0 {
-		_, _ = e.observeSecrets(ctx, cr, st)
+		// Due means no runtime waits for the rest: only time holds them back.
+		recordRetiring(cr, st.retiring(), "")
 	}
 	var cd managed.ConnectionDetails
 	if st.missing != "" || st.rotate != "" {
@@ -223,7 +226,8 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		}
 		if cd != nil {
 			// The new secret is out: the resource is Ready now, not at the next poll.
-			cr.Status.AtProvider.Retiring = retiringAfterReplace(cr, st)
+			// Every older one of ours retires, counting from now.
+			recordRetiring(cr, st.ours, "RuntimeSecrets using this application to carry the new secret")
 			cr.SetConditions(xpv2.Available())
 		}
 	}
@@ -249,21 +253,6 @@ func (e *external) Disconnect(context.Context) error { return nil }
 func mayPublish(cr *v1alpha1.IASApplication) bool {
 	p := cr.GetManagementPolicies()
 	return managed.NewManagementPoliciesResolver(len(p) > 0, p).ShouldUpdate()
-}
-
-// retiringAfterReplace lists every secret of ours but the new one as retiring,
-// counting from the new one's publication.
-func retiringAfterReplace(cr *v1alpha1.IASApplication, st secretState) []v1alpha1.RetiringSecret {
-	at := cr.Status.AtProvider
-	var out []v1alpha1.RetiringSecret
-	for _, s := range st.ours {
-		if s.ID == at.SecretID {
-			continue
-		}
-		out = append(out, v1alpha1.RetiringSecret{ID: s.ID, Hint: s.Hint, DeleteAfter: metav1.NewTime(at.SecretPublishedAt.Add(retireAfter(cr))),
-			WaitingFor: "RuntimeSecrets using this application to carry the new secret"})
-	}
-	return out
 }
 
 func without(secrets []ias.APISecret, id string) []ias.APISecret {

@@ -51,10 +51,10 @@ func (s secretState) retiring() []ias.APISecret {
 }
 
 // secrets derives which secret is published from IAS and the connection Secret
-// on every call, so that nothing depends on bookkeeping a lost status write
-// could drop: the published secret is the one of ours whose hint begins the
-// value in the connection Secret.
-func (e *external) secrets(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, all []ias.APISecret) (secretState, error) {
+// (conn, nil if there is none) on every call, so that nothing depends on
+// bookkeeping a lost status write could drop: the published secret is the one of
+// ours whose hint begins the value in the connection Secret.
+func (e *external) secrets(cr *v1alpha1.IASApplication, app *ias.Application, all []ias.APISecret, conn *corev1.Secret) secretState {
 	st := secretState{}
 	for _, s := range all {
 		if s.Description == description(cr) {
@@ -65,20 +65,16 @@ func (e *external) secrets(ctx context.Context, cr *v1alpha1.IASApplication, app
 		// Nothing to check against: the newest of ours is the current one.
 		if len(st.ours) == 0 {
 			st.missing = "no client secret has been created for this application yet"
-			return st, nil
+			return st
 		}
 		st.cur = &st.ours[len(st.ours)-1]
 	} else {
-		s, err := e.connectionSecret(ctx, cr)
-		if err != nil {
-			return st, err
-		}
-		if s == nil {
+		if conn == nil {
 			st.missing = fmt.Sprintf("connection Secret %s does not exist yet or was deleted; a new client secret is needed", ref.Name)
-			return st, nil
+			return st
 		}
-		st.value = string(s.Data[v1alpha1.KeyClientSecret])
-		st.dataHash = connectionHash(s.Data)
+		st.value = string(conn.Data[v1alpha1.KeyClientSecret])
+		st.dataHash = connectionHash(conn.Data)
 		for i := range st.ours {
 			o := &st.ours[i]
 			if o.Hint != "" && strings.HasPrefix(st.value, o.Hint) && (o.ClientID == "" || o.ClientID == app.ClientID) {
@@ -87,13 +83,19 @@ func (e *external) secrets(ctx context.Context, cr *v1alpha1.IASApplication, app
 		}
 		if st.cur == nil {
 			st.missing = fmt.Sprintf("connection Secret %s holds no client secret that exists in IAS for application %s; a new one is needed", ref.Name, app.ID)
-			return st, nil
+			return st
 		}
 	}
-	if rb := cr.Spec.ForProvider.Secret.RotateBefore; rb != nil && st.cur.ValidTo != nil && e.now().Add(rb.Duration).After(*st.cur.ValidTo) {
+	if e.rotationDue(cr, st.cur.ValidTo) {
 		st.rotate = fmt.Sprintf("client secret %s… expires at %s, within rotateBefore", st.cur.Hint, st.cur.ValidTo.UTC().Format(time.RFC3339))
 	}
-	return st, nil
+	return st
+}
+
+// rotationDue tells whether a secret valid until validTo is within rotateBefore.
+func (e *external) rotationDue(cr *v1alpha1.IASApplication, validTo *time.Time) bool {
+	rb := cr.Spec.ForProvider.Secret.RotateBefore
+	return rb != nil && validTo != nil && e.now().Add(rb.Duration).After(*validTo)
 }
 
 // apiSecrets returns the app's api secrets: as IAS lists them, or, between
@@ -101,8 +103,8 @@ func (e *external) secrets(ctx context.Context, cr *v1alpha1.IASApplication, app
 // it, while the connection Secret still holds it and nothing retires or rotates.
 // A secret deleted in IAS behind the provider's back is so found within
 // secretCheck, at one list per app per secretCheck instead of one per poll.
-func (e *external) apiSecrets(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) ([]ias.APISecret, error) {
-	if known, ok := e.knownSecrets(ctx, cr, app); ok {
+func (e *external) apiSecrets(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, conn *corev1.Secret) ([]ias.APISecret, error) {
+	if known, ok := e.knownSecrets(cr, app, conn); ok {
 		return known, nil
 	}
 	all, err := e.ias.ListAPISecrets(ctx, app.ID)
@@ -113,15 +115,14 @@ func (e *external) apiSecrets(ctx context.Context, cr *v1alpha1.IASApplication, 
 	return all, nil
 }
 
-func (e *external) knownSecrets(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) ([]ias.APISecret, bool) {
+func (e *external) knownSecrets(cr *v1alpha1.IASApplication, app *ias.Application, conn *corev1.Secret) ([]ias.APISecret, bool) {
 	at := cr.Status.AtProvider
 	if e.secretCheck <= 0 || at.SecretID == "" || at.SecretHint == "" || at.SecretsCheckedAt == nil ||
 		e.now().Sub(at.SecretsCheckedAt.Time) >= e.secretCheck || len(at.Retiring) > 0 {
 		return nil, false
 	}
-	s, err := e.connectionSecret(ctx, cr)
-	if err != nil || s == nil || string(s.Data[v1alpha1.KeyClientID]) != app.ClientID ||
-		!strings.HasPrefix(string(s.Data[v1alpha1.KeyClientSecret]), at.SecretHint) {
+	if conn == nil || string(conn.Data[v1alpha1.KeyClientID]) != app.ClientID ||
+		!strings.HasPrefix(string(conn.Data[v1alpha1.KeyClientSecret]), at.SecretHint) {
 		return nil, false
 	}
 	sec := ias.APISecret{ID: at.SecretID, Hint: at.SecretHint, ClientID: app.ClientID, Description: description(cr)}
@@ -129,7 +130,7 @@ func (e *external) knownSecrets(ctx context.Context, cr *v1alpha1.IASApplication
 		t := at.SecretValidTo.Time
 		sec.ValidTo = &t
 	}
-	if rb := cr.Spec.ForProvider.Secret.RotateBefore; rb != nil && sec.ValidTo != nil && e.now().Add(rb.Duration).After(*sec.ValidTo) {
+	if e.rotationDue(cr, sec.ValidTo) {
 		// A rotation falls due: decided on what IAS says.
 		return nil, false
 	}
@@ -190,11 +191,10 @@ func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplicati
 		at.SecretValidTo = &metav1.Time{Time: *st.cur.ValidTo}
 	}
 	retiring := st.retiring()
-	at.Retiring = nil
 	if len(retiring) == 0 {
+		at.Retiring = nil
 		return nil, nil
 	}
-	after := at.SecretPublishedAt.Add(retireAfter(cr))
 	waiting := ""
 	if cr.GetWriteConnectionSecretToReference() != nil {
 		var err error
@@ -202,14 +202,23 @@ func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplicati
 			return nil, err
 		}
 	}
-	var due []ias.APISecret
-	for _, s := range retiring {
-		at.Retiring = append(at.Retiring, v1alpha1.RetiringSecret{ID: s.ID, Hint: s.Hint, DeleteAfter: metav1.Time{Time: after}, WaitingFor: waiting})
-		if waiting == "" && !e.now().Before(after) {
-			due = append(due, s)
-		}
+	recordRetiring(cr, retiring, waiting)
+	if waiting != "" || e.now().Before(at.SecretPublishedAt.Add(retireAfter(cr))) {
+		return nil, nil
 	}
-	return due, nil
+	return retiring, nil
+}
+
+// recordRetiring lists the retiring secrets in the status: each is deleted not
+// before the published secret's publication plus retireAfter, and only once
+// nothing named in waiting holds it back.
+func recordRetiring(cr *v1alpha1.IASApplication, retiring []ias.APISecret, waiting string) {
+	at := &cr.Status.AtProvider
+	at.Retiring = nil
+	for _, s := range retiring {
+		at.Retiring = append(at.Retiring, v1alpha1.RetiringSecret{ID: s.ID, Hint: s.Hint,
+			DeleteAfter: metav1.NewTime(at.SecretPublishedAt.Add(retireAfter(cr))), WaitingFor: waiting})
+	}
 }
 
 // retireAfter is the grace period of an older secret.
