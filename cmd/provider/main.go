@@ -49,8 +49,10 @@ func main() {
 		mgmtPolicies     = flag.Bool("enable-management-policies", true, "Enable support for spec.managementPolicies.")
 		metricsAddr      = flag.String("metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint.")
 		probeAddr        = flag.String("health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
+		pprofAddr        = flag.String("pprof-bind-address", "", "Address of Go's pprof endpoints, to profile memory and CPU; empty: off.")
 		iasTimeout       = flag.Duration("ias-timeout", 15*time.Second, "Timeout of each attempt of each IAS call.")
 		iasSecretCheck   = flag.Duration("ias-secret-check", iasapplication.DefaultSecretCheck, "How often each app's api secrets are listed in IAS at the least; between listings the published one is taken as the status records it.")
+		iasInventoryAge  = flag.Duration("ias-inventory-age", iasapplication.DefaultInventoryAge, "How old the listing of all the tenant's applications that polls read may be (at most --poll): an app deleted or changed in IAS is found within --poll plus this.")
 		iasListSettle    = flag.Duration("ias-list-settle", iasapplication.DefaultListSettle, "After a create of an IAS application got no answer, how long to wait for IAS's lists to show the application before creating it again.")
 		runtimeTimeout   = flag.Duration("runtime-timeout", runtime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
 		kymaBridge       = flag.Bool("kyma-bridge", true, "Keep one EventingAuth composite resource per Kyma CR.")
@@ -94,6 +96,7 @@ func main() {
 		LeaderElectionNamespace:    *leaderElectionNS,
 		Metrics:                    metricsserver.Options{BindAddress: *metricsAddr},
 		HealthProbeBindAddress:     *probeAddr,
+		PprofBindAddress:           *pprofAddr,
 	})
 	exitOn(err, "cannot create controller manager")
 	exitOn(mgr.AddHealthzCheck("healthz", healthz.Ping), "cannot add health check")
@@ -118,6 +121,7 @@ func main() {
 		Polls:              reconciler.NewPollBudget(*maxReconcileRate),
 		IASListSettle:      *iasListSettle,
 		IASSecretCheck:     *iasSecretCheck,
+		IASInventoryAge:    *iasInventoryAge,
 		ManagementPolicies: *mgmtPolicies,
 		KymaBridge:         *kymaBridge,
 		SetupFailed:        func(err error) { exitOn(err, "controller setup failed") },

@@ -22,6 +22,7 @@ import (
 // runtimes at once, and new runtimes while those 1,000 poll. Each figure is
 // printed as "BENCH <key> <value> bound <bound> ratio <value/bound>".
 func BenchmarkScale(b *testing.B) {
+	startProvider(b, "--poll="+benchPoll.String())
 	for range b.N {
 		ctx := context.Background()
 		if os.Getenv("BENCH_ONLY_200") != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -29,9 +30,11 @@ import (
 var (
 	mgmt, rt    client.Client
 	sim         *iassim.Running
+	stack       *providerstack.Stack
 	provider    *exec.Cmd
 	runtimeKC   []byte
 	providerLog string
+	metricsURL  string
 )
 
 const (
@@ -71,15 +74,27 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer s.Stop()
-	mgmt, rt, sim, runtimeKC = s.Mgmt, s.Runtime, s.Sim, s.RuntimeKubeconfig
-	args := []string{"--poll=" + benchPoll.String(), "--kyma-bridge=false"}
+	stack, mgmt, rt, sim, runtimeKC = s, s.Mgmt, s.Runtime, s.Sim, s.RuntimeKubeconfig
+	return m.Run(), nil
+}
+
+// startProvider starts the provider binary with its default flags and args,
+// its metrics on a port of its own.
+func startProvider(b *testing.B, args ...string) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	metricsURL = "http://" + addr + "/metrics"
+	args = append(args, "--kyma-bridge=false", "--metrics-bind-address="+addr)
 	// BENCH_PROVIDER_ARGS compares settings, e.g. "--max-reconcile-rate=50".
 	args = append(args, strings.Fields(os.Getenv("BENCH_PROVIDER_ARGS"))...)
-	if provider, err = s.Provider("provider", args...); err != nil {
-		return 0, err
+	if provider, err = stack.Provider("provider", args...); err != nil {
+		b.Fatal(err)
 	}
-	providerLog = s.Log("provider")
-	return m.Run(), nil
+	providerLog = stack.Log("provider")
 }
 
 func newRuntime(ctx context.Context, id string) error {

@@ -24,6 +24,11 @@ const DefaultListSettle = time.Minute
 // a secret deleted in IAS behind the provider's back is replaced within it.
 const DefaultSecretCheck = time.Hour
 
+// DefaultInventoryAge is how old the listing of all the tenant's apps that polls
+// read may be. An app deleted or changed in IAS is found within the poll
+// interval plus this; listing 10,000 apps every 30s costs about 3 requests/s.
+const DefaultInventoryAge = 30 * time.Second
+
 // SetupGated adds the IASApplication controller once its CRD and the
 // ProviderConfigUsage CRD are established.
 func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
@@ -39,6 +44,11 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	if listSettle == 0 {
 		listSettle = DefaultListSettle
 	}
+	inventoryAge := o.IASInventoryAge
+	if inventoryAge == 0 {
+		inventoryAge = DefaultInventoryAge
+	}
+	inventoryAge = min(inventoryAge, o.PollInterval)
 	secretCheck := o.IASSecretCheck
 	if secretCheck == 0 {
 		secretCheck = DefaultSecretCheck
@@ -54,8 +64,8 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 				users:      runtimeSecretUsers{kube: mgr.GetClient()},
 				created:    &created{},
 				listSettle: listSettle,
-				// One listing of the tenant per poll serves every resource's poll.
-				inventoryAge: o.PollInterval,
+				// One listing of the tenant serves every resource's poll.
+				inventoryAge: inventoryAge,
 				secretCheck:  secretCheck,
 			},
 			usage: resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),

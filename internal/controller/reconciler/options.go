@@ -36,6 +36,9 @@ type Options struct {
 	IASListSettle time.Duration
 	// IASSecretCheck is how often each app's api secrets are listed at the least.
 	IASSecretCheck time.Duration
+	// IASInventoryAge is how old the listing of a tenant's apps that polls read
+	// may be; never more than the poll interval.
+	IASInventoryAge time.Duration
 	// KymaBridge turns on the controller that keeps an EventingAuth per Kyma CR.
 	KymaBridge bool
 	// SetupFailed is told when a controller that waited for its CRDs cannot be

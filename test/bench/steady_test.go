@@ -1,0 +1,353 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+)
+
+// steadyNamespace holds the seeded runtimes' Secrets on the runtime API server:
+// one namespace, a Secret named after each runtime.
+const steadyNamespace = "runtimes"
+
+// BenchmarkSteady takes the figures of issue 12 at BENCH_RUNTIMES (default
+// 10,000) Ready runtimes. It builds that steady state directly, as the provider
+// leaves it (apps and secrets in the simulator; IASApplication, RuntimeSecret,
+// kubeconfig and connection Secret per runtime with their status; the runtime
+// Secrets), then starts the provider with its default flags, which is what a
+// restart is, and measures:
+//   - the first full observe cycle against its bound, and 429 answers in it;
+//   - new runtimes created during that cycle (p99 to their Secret);
+//   - that the cycle wrote nothing: seeded objects keep their resourceVersion;
+//   - the average IAS load over BENCH_STEADY_WINDOW (default the 5m poll), with
+//     one app deleted and one changed in IAS, both of which must be repaired
+//     within the poll (plus its jitter and the inventory age);
+//   - the provider's resident memory.
+func BenchmarkSteady(b *testing.B) {
+	n := envInt("BENCH_RUNTIMES", 10000)
+	window := 5 * time.Minute
+	if v := os.Getenv("BENCH_STEADY_WINDOW"); v != "" {
+		window, _ = time.ParseDuration(v)
+	}
+	for range b.N {
+		ctx := context.Background()
+		start := time.Now()
+		ids := seed(ctx, b, n)
+		fmt.Printf("BENCH steady_seed_s_%d %.1f\n", n, time.Since(start).Seconds())
+		restartCycle(ctx, b, n, ids)
+		steadyLoad(ctx, b, n, ids, window)
+		kib := rssKiB(b)
+		figure(fmt.Sprintf("rss_mib_%d", n), float64(kib)/1024, 400*float64(n)/10000)
+		fmt.Printf("BENCH rss_kib_per_runtime_%d %.1f\n", n, float64(kib)/float64(n))
+	}
+}
+
+func envInt(key string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(key)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func steadyID(i int) string { return fmt.Sprintf("steady-%05d", i) }
+
+// seed builds n Ready runtimes as the provider leaves them.
+func seed(ctx context.Context, b *testing.B, n int) []string {
+	if err := rt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: steadyNamespace}}); err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, n)
+	now := time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(48)
+	for i := range ids {
+		ids[i] = steadyID(i)
+		g.Go(func() error { return seedOne(gctx, ids[i], now, i) })
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	return ids
+}
+
+// seedOne makes one runtime's app, objects and runtime Secret. Secrets were
+// last listed at times spread over the past hour, as a provider that has run
+// for a while leaves them.
+func seedOne(ctx context.Context, id string, now time.Time, i int) error {
+	app := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns,
+		Finalizers: []string{"finalizer.managedresource.crossplane.io"}}}
+	app.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: id + "-ias"})
+	appID := sim.AddApp(iassim.App{Name: app.AppName(), DisplayName: app.AppDisplayName(), Description: ias.AppMarker,
+		Secrets: []iassim.Secret{{Description: iasv1alpha1.DefaultSecretDescription, AuthorizationScopes: []string{"oAuth"}}}})
+	stored, _ := sim.App(appID)
+	secret := stored.Secrets[0]
+	meta.SetExternalName(app, appID)
+	if err := mgmt.Create(ctx, app); err != nil {
+		return err
+	}
+	published := metav1.NewTime(now.Add(-2 * time.Hour).Truncate(time.Second))
+	checked := metav1.NewTime(now.Add(-time.Duration(i%3600) * time.Second).Truncate(time.Second))
+	app.Status.AtProvider = iasv1alpha1.IASApplicationObservation{ID: appID, ClientID: stored.ClientID,
+		TokenURL: sim.URL + "/oauth2/token", CertsURL: sim.URL + "/oauth2/certs",
+		SecretID: secret.ID, SecretHint: secret.Hint, SecretPublishedAt: &published, SecretsCheckedAt: &checked}
+	app.SetConditions(xpv2.Available().WithObservedGeneration(app.Generation), xpv2.ReconcileSuccess().WithObservedGeneration(app.Generation))
+	if err := mgmt.Status().Update(ctx, app); err != nil {
+		return err
+	}
+	data := map[string][]byte{
+		iasv1alpha1.KeyClientID: []byte(stored.ClientID), iasv1alpha1.KeyClientSecret: []byte(secret.Value),
+		iasv1alpha1.KeyTokenURL: []byte(app.Status.AtProvider.TokenURL), iasv1alpha1.KeyCertsURL: []byte(app.Status.AtProvider.CertsURL),
+	}
+	conn := resource.LocalConnectionSecretFor(app, iasv1alpha1.IASApplicationGroupVersionKind)
+	conn.Data = data
+	if err := mgmt.Create(ctx, conn); err != nil {
+		return err
+	}
+	kc, err := kubeconfigNamed(id)
+	if err != nil {
+		return err
+	}
+	if err := mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns},
+		Data: map[string][]byte{"config": kc}}); err != nil {
+		return err
+	}
+	rs := &runtimev1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns,
+		Finalizers: []string{"finalizer.managedresource.crossplane.io"}},
+		Spec: runtimev1alpha1.RuntimeSecretSpec{ForProvider: runtimev1alpha1.RuntimeSecretParameters{
+			RuntimeID:            id,
+			ApplicationRef:       &xpv2.NamespacedReference{Name: id},
+			CredentialsSecretRef: &xpv2.LocalSecretReference{Name: id + "-ias"},
+			Target:               runtimev1alpha1.TargetSecret{Namespace: steadyNamespace, Name: id},
+		}}}
+	if err := mgmt.Create(ctx, rs); err != nil {
+		return err
+	}
+	rs.Status.AtProvider = runtimev1alpha1.RuntimeSecretObservation{ClusterID: id, NamespacedName: steadyNamespace + "/" + id,
+		DataHash: runtimev1alpha1.DataHash(data)}
+	rs.SetConditions(xpv2.Available().WithObservedGeneration(rs.Generation), xpv2.ReconcileSuccess().WithObservedGeneration(rs.Generation))
+	if err := mgmt.Status().Update(ctx, rs); err != nil {
+		return err
+	}
+	return rt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: steadyNamespace,
+		Labels: map[string]string{runtimesecret.LabelManagedBy: runtimesecret.ManagedBy}}, Type: corev1.SecretTypeOpaque, Data: data})
+}
+
+// restartCycle starts the provider on the seeded state and waits until each
+// resource was observed once. Meanwhile new runtimes arrive, one every 2s.
+func restartCycle(ctx context.Context, b *testing.B, n int, ids []string) {
+	before := versions(ctx, b, ids)
+	calls0, throttled0 := iasCalls()
+	start := time.Now()
+	startProvider(b)
+	// New runtimes arrive once the provider is up: its start-up is not theirs.
+	for len(scrape(b)) == 0 {
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	var took []time.Duration
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var cycleDone atomic.Bool
+	wg.Go(func() {
+		for i := 0; i < 10 || !cycleDone.Load(); i++ {
+			id := nextID("restart-new")
+			t := time.Now()
+			if err := newRuntime(ctx, id); err != nil {
+				b.Error(err)
+				return
+			}
+			wg.Go(func() {
+				at := waitAll(ctx, b, []string{id}, 5*time.Minute, hasSecret)
+				mu.Lock()
+				took = append(took, at[id].Sub(t))
+				mu.Unlock()
+			})
+			time.Sleep(2 * time.Second)
+		}
+	})
+
+	var cycle time.Duration
+	for {
+		if time.Since(start) > 30*time.Minute {
+			b.Fatalf("the first observe cycle did not complete in 30m; provider log:\n%s", logTail())
+		}
+		m := scrape(b)
+		if m.reconciles("iasapplication") >= float64(n) && m.reconciles("runtimesecret") >= float64(n) &&
+			m.depth("iasapplication") == 0 && m.depth("runtimesecret") == 0 {
+			cycle = time.Since(start)
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	cycleDone.Store(true)
+	calls, throttled := iasCalls()
+	wg.Wait()
+
+	// What bounds a cycle that only observes: IAS calls at the tenant's rate, or
+	// reconciles at the polls per second the provider allows itself.
+	iasBound := float64(calls-calls0) / tenantQPS
+	fmt.Printf("BENCH restart_cycle_s_%d %.1f\n", n, cycle.Seconds())
+	fmt.Printf("BENCH restart_ias_calls_%d %d\n", n, calls-calls0)
+	fmt.Printf("BENCH restart_ias_bound_s_%d %.1f\n", n, iasBound)
+	figure(fmt.Sprintf("restart_cycle_ratio_%d", n), cycle.Seconds()/max(iasBound, 1), 1.2)
+	fmt.Printf("BENCH restart_429_%d %d\n", n, throttled-throttled0)
+	figure(fmt.Sprintf("new_runtime_p99_s_%d", n), percentile(took, 0.99).Seconds(), 5)
+	fmt.Printf("BENCH new_runtime_p50_s_%d %.3f\n", n, percentile(took, 0.5).Seconds())
+
+	// An observe that finds everything as it should be writes nothing.
+	changed := 0
+	after := versions(ctx, b, ids)
+	for k, v := range before {
+		if after[k] != v {
+			changed++
+		}
+	}
+	figure(fmt.Sprintf("restart_objects_written_%d", n), float64(changed), 1)
+}
+
+// versions are the resourceVersions of every 100th runtime's objects.
+func versions(ctx context.Context, b *testing.B, ids []string) map[string]string {
+	out := map[string]string{}
+	for i := 0; i < len(ids); i += 100 {
+		id := ids[i]
+		for _, o := range []client.Object{&iasv1alpha1.IASApplication{}, &runtimev1alpha1.RuntimeSecret{}} {
+			if err := mgmt.Get(ctx, key2(id), o); err != nil {
+				b.Fatal(err)
+			}
+			out[fmt.Sprintf("%T/%s", o, id)] = o.GetResourceVersion()
+		}
+		s := &corev1.Secret{}
+		if err := rt.Get(ctx, client.ObjectKey{Namespace: steadyNamespace, Name: id}, s); err != nil {
+			b.Fatal(err)
+		}
+		out["runtime/"+id] = s.ResourceVersion
+	}
+	return out
+}
+
+// steadyLoad measures the IAS load with every runtime Ready over a window, with
+// one app deleted and one changed in IAS at its start: both are repaired within
+// the poll.
+func steadyLoad(ctx context.Context, b *testing.B, n int, ids []string, window time.Duration) {
+	deleted, changed := ids[n/3], ids[2*n/3]
+	app := &iasv1alpha1.IASApplication{}
+	if err := mgmt.Get(ctx, key2(changed), app); err != nil {
+		b.Fatal(err)
+	}
+	changedID := meta.GetExternalName(app)
+	calls0, throttled0 := iasCalls()
+	start := time.Now()
+	for _, a := range sim.AppsNamed(deleted) {
+		sim.DeleteApp(a.ID)
+	}
+	sim.MutateApp(changedID, func(a *iassim.App) { a.DisplayName = "changed in the console" })
+
+	repaired := map[string]time.Duration{}
+	for time.Since(start) < window || len(repaired) < 2 {
+		if time.Since(start) > window+5*time.Minute {
+			break
+		}
+		if _, ok := repaired[deleted]; !ok && len(sim.AppsNamed(deleted)) == 1 {
+			repaired[deleted] = time.Since(start)
+		}
+		if a, ok := sim.App(changedID); ok && a.DisplayName == changed {
+			if _, ok := repaired[changed]; !ok {
+				repaired[changed] = time.Since(start)
+			}
+		}
+		time.Sleep(time.Second)
+	}
+	elapsed := time.Since(start)
+	calls, throttled := iasCalls()
+	figure(fmt.Sprintf("steady_ias_rps_%d", n), float64(calls-calls0)/elapsed.Seconds(), 20)
+	fmt.Printf("BENCH steady_429_%d %d\n", n, throttled-throttled0)
+	// A poll falls due within the poll interval plus its 10% jitter, and reads a
+	// listing of the tenant at most the inventory age (30s) old.
+	bound := 1.1*(5*time.Minute).Seconds() + 30
+	for key, id := range map[string]string{"deleted": deleted, "changed": changed} {
+		d, ok := repaired[id]
+		if !ok {
+			d = 2 * elapsed // not repaired: a figure that fails its bound
+		}
+		figure(fmt.Sprintf("steady_app_%s_repaired_s_%d", key, n), d.Seconds(), bound)
+	}
+}
+
+// metricsSample is one scrape of the provider's metrics.
+type metricsSample map[string]float64
+
+// scrape reads the provider's Prometheus metrics.
+func scrape(b *testing.B) metricsSample {
+	resp, err := http.Get(metricsURL)
+	if err != nil {
+		return metricsSample{}
+	}
+	defer resp.Body.Close()
+	out := metricsSample{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+// sum adds the series whose name starts with metric and whose labels hold all of want.
+func (m metricsSample) sum(metric string, want ...string) float64 {
+	total := 0.0
+	for k, v := range m {
+		if !strings.HasPrefix(k, metric+"{") {
+			continue
+		}
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(k, w)
+		}
+		if ok {
+			total += v
+		}
+	}
+	return total
+}
+
+func (m metricsSample) reconciles(kind string) float64 {
+	return m.sum("controller_runtime_reconcile_total", kind)
+}
+
+func (m metricsSample) depth(kind string) float64 {
+	return m.sum("workqueue_depth", kind)
+}
