@@ -82,6 +82,13 @@ func main() {
 	cfg.QPS, cfg.Burst = float32(*kubeQPS), int(2**kubeQPS)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme,
+		NewClient: func(cfg *rest.Config, o client.Options) (client.Client, error) {
+			c, err := client.New(cfg, o)
+			if err != nil {
+				return nil, err
+			}
+			return reconciler.SkipUnchangedStatus(c, o.Cache.Reader), nil
+		},
 		Cache: cache.Options{
 			SyncPeriod: syncInterval,
 			// Controllers wait for their CRDs; their schemas need not be cached.

@@ -23,6 +23,7 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
@@ -73,7 +74,8 @@ func envInt(key string, def int) int {
 
 func steadyID(i int) string { return fmt.Sprintf("steady-%05d", i) }
 
-// seed builds n Ready runtimes as the provider leaves them.
+// seed builds n Ready runtimes as the provider leaves them (kubeconfigs are
+// made as in newRuntime, so each runtime has a client of its own).
 func seed(ctx context.Context, b *testing.B, n int) []string {
 	if err := rt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: steadyNamespace}}); err != nil {
 		b.Fatal(err)
@@ -105,6 +107,11 @@ func seedOne(ctx context.Context, id string, now time.Time, i int) error {
 	secret := stored.Secrets[0]
 	meta.SetExternalName(app, appID)
 	if err := mgmt.Create(ctx, app); err != nil {
+		return err
+	}
+	// The provider's record that the app uses the ProviderConfig, made as it makes it.
+	app.SetGroupVersionKind(iasv1alpha1.IASApplicationGroupVersionKind)
+	if err := resource.NewProviderConfigUsageTracker(mgmt, &apisv1alpha1.ProviderConfigUsage{}).Track(ctx, app); err != nil {
 		return err
 	}
 	published := metav1.NewTime(now.Add(-2 * time.Hour).Truncate(time.Second))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -158,5 +159,50 @@ func TestEachMethodNamesItsOperation(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("operations in the metrics: %v, want %v", got, want)
+	}
+}
+
+// TestInventoryServesWhileRefreshing: polls read the listing at hand at once;
+// a stale one is replaced in the background, and the replacement shows apps
+// deleted meanwhile as gone.
+func TestInventoryServesWhileRefreshing(t *testing.T) {
+	sim, c := start(t, iassim.Options{}, false)
+	ctx := context.Background()
+	keep := sim.AddApp(iassim.App{Name: "keep"})
+	gone := sim.AddApp(iassim.App{Name: "gone"})
+
+	first, err := c.Inventory(ctx, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := first.Apps[gone]; !ok || len(first.Apps) != 2 {
+		t.Fatalf("first inventory holds %d apps, want both", len(first.Apps))
+	}
+	sim.DeleteApp(gone)
+	sim.SetLatency(300 * time.Millisecond)
+	start := time.Now()
+	stale, err := c.Inventory(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); stale != first || took > 100*time.Millisecond {
+		t.Fatalf("a stale inventory was not served at once (took %s)", took)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		inv, err := c.Inventory(ctx, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := inv.Apps[gone]; !ok {
+			if _, ok := inv.Apps[keep]; !ok {
+				t.Fatal("the refreshed inventory lost an app that exists")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the inventory was not refreshed in the background")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -67,8 +68,10 @@ type tenantState struct {
 	// wellKnown makes resources that start at once share one fetch of the
 	// well-known document.
 	wellKnown singleflight.Group
-	// listing makes resources share one listing of the tenant's apps.
-	listing singleflight.Group
+	// listing makes resources share one listing of the tenant's apps;
+	// refreshing is set while one runs in the background.
+	listing    singleflight.Group
+	refreshing atomic.Bool
 
 	mu        sync.Mutex
 	digest    string // of the credentials the state below was made with

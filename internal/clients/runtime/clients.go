@@ -17,6 +17,12 @@ import (
 const (
 	DefaultCacheSize = 500
 	DefaultTimeout   = 10 * time.Second
+	// DefaultIdleTimeout closes a runtime connection soon after a reconcile's
+	// calls. A runtime is called a few times within a reconcile, then not until
+	// its next poll minutes later; an idle TLS connection holds about 150 KiB
+	// (buffers, HTTP/2 framer and its goroutines), which at hundreds of cached
+	// clients was the largest part of the provider's memory.
+	DefaultIdleTimeout = 5 * time.Second
 )
 
 // Options of the client cache.
@@ -25,6 +31,9 @@ type Options struct {
 	Size int
 	// Timeout bounds every call to a runtime; default DefaultTimeout.
 	Timeout time.Duration
+	// IdleTimeout closes a runtime connection unused this long; default
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
 	// Metrics, if set, observe the cache.
 	Metrics *Metrics
 }
@@ -34,6 +43,7 @@ type Options struct {
 // old one ages out. Clients do no discovery: they speak core/v1 only.
 type Clients struct {
 	timeout time.Duration
+	idle    time.Duration
 	metrics *Metrics
 	cache   *lru.Cache
 
@@ -63,7 +73,10 @@ func NewClients(o Options) *Clients {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	c := &Clients{timeout: o.Timeout, metrics: o.Metrics}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	c := &Clients{timeout: o.Timeout, idle: o.IdleTimeout, metrics: o.Metrics}
 	c.cache = lru.NewWithEvictionFunc(o.Size, func(_ lru.Key, v any) {
 		// Each client has its own transport (see For), so closing its idle
 		// connections frees what it held.
@@ -93,6 +106,7 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	// is this client's alone: client-go's global TLS cache would otherwise keep
 	// one transport per runtime forever, whatever size this cache has.
 	rc.Proxy = http.ProxyFromEnvironment
+	rc.WrapTransport = c.closeIdleSoon
 	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {
 		// TLS errors name what failed to parse, never the data.
@@ -110,6 +124,15 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	c.mu.Unlock()
 	c.metrics.set(c.cache.Len())
 	return core, nil
+}
+
+// closeIdleSoon shortens the idle timeout of the client's own transport (see
+// DefaultIdleTimeout); client-go hands WrapTransport that transport first.
+func (c *Clients) closeIdleSoon(rt http.RoundTripper) http.RoundTripper {
+	if t, ok := rt.(*http.Transport); ok {
+		t.IdleConnTimeout = c.idle
+	}
+	return rt
 }
 
 // Stats returns the cache's figures.

@@ -1,6 +1,12 @@
 package runtime
 
 import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -8,6 +14,7 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"math/big"
 	"strings"
 	"testing"
@@ -57,6 +64,44 @@ func TestClientsReuseByDigest(t *testing.T) {
 	}
 	if s := c.Stats(); s.Built != 2 {
 		t.Errorf("built %d clients, want 2", s.Built)
+	}
+}
+
+// TestClientsCloseIdleConnections: a cached client does not keep its runtime
+// connection open between polls.
+func TestClientsCloseIdleConnections(t *testing.T) {
+	var closed atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","namespace":"ns"}}`))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			closed.Add(1)
+		}
+	}
+	srv.StartTLS()
+	defer srv.Close()
+	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	kc := strings.Replace(strings.Replace(kubeconfig("", "    token: t"), "Q0EtREFUQS1TRUNSRVQ=", ca, 1), "https://api.rt.example:443", srv.URL, 1)
+
+	c := NewClients(Options{Size: 2, IdleTimeout: 100 * time.Millisecond})
+	core, err := c.For([]byte(kc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.Secrets("ns").Get(context.Background(), "s", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for closed.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if closed.Load() == 0 {
+		t.Fatal("the idle connection to the runtime is still open while its client stays cached")
+	}
+	if s := c.Stats(); s.Len != 1 {
+		t.Errorf("the client left the cache: %+v", s)
 	}
 }
 

@@ -1,0 +1,66 @@
+package reconciler
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// SkipUnchangedStatus wraps a client so that a status update of a managed
+// resource that would change nothing is not sent. crossplane-runtime's managed
+// reconciler writes the status after every reconcile; the API server turns an
+// unchanged one into a no-op, but each still costs a request of the client's
+// rate limit. At thousands of resources those no-op writes, not IAS, bound a
+// restart and the steady polls. The status is compared with the cached object
+// of the same resourceVersion, so a stale cache always lets the write through.
+func SkipUnchangedStatus(c client.Client, cache client.Reader) client.Client {
+	return &statusSkipping{Client: c, cache: cache}
+}
+
+type statusSkipping struct {
+	client.Client
+	cache client.Reader
+}
+
+func (c *statusSkipping) Status() client.SubResourceWriter {
+	return &statusWriter{SubResourceWriter: c.Client.Status(), cache: c.cache}
+}
+
+type statusWriter struct {
+	client.SubResourceWriter
+	cache client.Reader
+}
+
+func (w *statusWriter) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	if len(opts) == 0 && w.unchanged(ctx, obj) {
+		return nil
+	}
+	return w.SubResourceWriter.Update(ctx, obj, opts...)
+}
+
+// unchanged tells whether obj's status is what the cache holds for its
+// resourceVersion. Only managed resources are compared: their informers run
+// anyway, so the lookup never starts a new one.
+func (w *statusWriter) unchanged(ctx context.Context, obj client.Object) bool {
+	if _, ok := obj.(resource.Managed); !ok || obj.GetResourceVersion() == "" {
+		return false
+	}
+	cached, ok := obj.DeepCopyObject().(client.Object)
+	if !ok || w.cache.Get(ctx, client.ObjectKeyFromObject(obj), cached) != nil ||
+		cached.GetResourceVersion() != obj.GetResourceVersion() {
+		return false
+	}
+	// Compared as the API server stores them: times at the precision it keeps.
+	a, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return false
+	}
+	b, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cached)
+	if err != nil {
+		return false
+	}
+	return reflect.DeepEqual(a["status"], b["status"])
+}
