@@ -43,8 +43,10 @@ func TestCompositionRender(t *testing.T) {
 		observed string // composed resources as they stand, "" for none yet
 		golden   string
 	}{
-		"NewRuntime":       {xr: "testdata/xr.yaml", golden: "render-new.golden.yaml"},
-		"NoAccount":        {xr: "testdata/xr-no-account.yaml", golden: "render-no-account.golden.yaml"},
+		"NewRuntime": {xr: "testdata/xr.yaml", golden: "render-new.golden.yaml"},
+		"NoAccount":  {xr: "testdata/xr-no-account.yaml", golden: "render-no-account.golden.yaml"},
+		// Migrated from eventing-auth-manager: the known app and its secrets' marker.
+		"Migrated":         {xr: "testdata/xr-migrated.yaml", golden: "render-migrated.golden.yaml"},
 		"AllComposedReady": {xr: "testdata/xr.yaml", observed: "testdata/observed-ready.yaml", golden: "render-ready.golden.yaml"},
 	}
 	for name, tc := range cases {
