@@ -8,9 +8,10 @@ ENVTEST_ASSETS = $(shell hack/envtest-assets.sh)
 
 all: build
 
-build: ## Build the provider and the IAS simulator into bin/.
+build: ## Build the provider, the IAS simulator and the migration command into bin/.
 	$(GO) build -o bin/provider ./cmd/provider
 	$(GO) build -o bin/ias-simulator ./cmd/ias-simulator
+	$(GO) build -o bin/eventing-auth-migrate ./cmd/migrate
 
 generate: ## Regenerate the IAS client, deepcopy, managed method sets and CRDs.
 	$(GO) generate ./...

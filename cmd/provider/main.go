@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	runtimedebug "runtime/debug"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -44,7 +45,8 @@ func main() {
 		syncInterval     = flag.Duration("sync", time.Hour, "How often all resources are re-listed from the API server cache.")
 		pollInterval     = flag.Duration("poll", 5*time.Minute, "How often each resource is checked against IAS and the runtimes (drift detection).")
 		pollJitter       = flag.Duration("poll-jitter", 0, "Random spread added to each poll; default 10% of --poll.")
-		maxReconcileRate = flag.Int("max-reconcile-rate", 10, "The global maximum rate per second at which resources may be checked for drift (routine polls), and the concurrent reconciles per controller.")
+		maxReconcileRate = flag.Int("max-reconcile-rate", 10, "The concurrent reconciles per controller.")
+		pollRate         = flag.Int("poll-rate", 100, "Routine polls per second across all managed resources, at most; 100 polls 30,000 resources (15,000 runtimes) every 5m.")
 		kubeQPS          = flag.Float64("kube-api-qps", 100, "Requests per second to the management cluster's API server (burst: twice as many).")
 		mgmtPolicies     = flag.Bool("enable-management-policies", true, "Enable support for spec.managementPolicies.")
 		metricsAddr      = flag.String("metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint.")
@@ -59,6 +61,12 @@ func main() {
 		runtimeClients   = flag.Int("runtime-client-cache-size", runtime.DefaultCacheSize, "The most runtime clients kept at once, one per kubeconfig (least recently used dropped first).")
 	)
 	flag.Parse()
+	if os.Getenv("GOGC") == "" {
+		// Most of the heap is the informer cache, which lives as long as the
+		// process: Go's default target of 100% garbage on top of it doubled the
+		// resident memory for little GC work saved (see README, "Memory").
+		runtimedebug.SetGCPercent(50)
+	}
 
 	level := zapcore.InfoLevel
 	if *debug {
@@ -125,7 +133,7 @@ func main() {
 		IAS:                ias.NewPool(ias.PoolOptions{Timeout: *iasTimeout, Metrics: ias.NewMetrics(metrics.Registry)}),
 		Runtimes:           runtime.NewClients(runtime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, Metrics: runtime.NewMetrics(metrics.Registry)}),
 		PollJitter:         *pollJitter,
-		Polls:              reconciler.NewPollBudget(*maxReconcileRate),
+		Polls:              reconciler.NewPollBudget(*pollRate),
 		IASListSettle:      *iasListSettle,
 		IASSecretCheck:     *iasSecretCheck,
 		IASInventoryAge:    *iasInventoryAge,
@@ -134,7 +142,7 @@ func main() {
 		SetupFailed:        func(err error) { exitOn(err, "controller setup failed") },
 	}
 	exitOn(eacontroller.SetupGated(mgr, o), "cannot set up controllers")
-	log.Info("Starting provider", "poll", pollInterval.String(), "maxReconcileRate", *maxReconcileRate)
+	log.Info("Starting provider", "poll", pollInterval.String(), "pollRate", *pollRate, "maxReconcileRate", *maxReconcileRate)
 	exitOn(mgr.Start(ctrl.SetupSignalHandler()), "cannot start controller manager")
 }
 

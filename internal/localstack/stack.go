@@ -49,6 +49,9 @@ type Options struct {
 	Work string
 	// ProviderArgs are passed to the provider, e.g. a short --poll.
 	ProviderArgs []string
+	// ProviderLater leaves the provider to StartProvider, for what must happen
+	// before it runs (a migration, for one).
+	ProviderLater bool
 }
 
 // Stack is a running local installation.
@@ -82,7 +85,11 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		{"install the EventingAuth definition and composition", s.configuration},
 		// After the XRD: the collector learns new kinds only every 30s.
 		{"start kube-controller-manager's garbage collector", s.garbageCollector},
-		{"start the IAS simulator and the provider", s.provider},
+		{"start the IAS simulator", s.tenant},
+		{"start the provider", s.provider},
+	}
+	if o.ProviderLater {
+		steps = steps[:len(steps)-1]
 	}
 	for _, st := range steps {
 		if err := st.run(ctx); err != nil {
@@ -322,9 +329,12 @@ func (s *Stack) configuration(ctx context.Context) error {
 	return nil
 }
 
-// provider starts the IAS simulator, writes the IAS credentials and the default
-// ClusterProviderConfig, and runs the provider binary.
-func (s *Stack) provider(ctx context.Context) error {
+// StartProvider builds and runs the provider binary (with ProviderLater).
+func (s *Stack) StartProvider(ctx context.Context) error { return s.provider(ctx) }
+
+// tenant starts the IAS simulator and writes the IAS credentials and the
+// default ClusterProviderConfig.
+func (s *Stack) tenant(ctx context.Context) error {
 	password := fmt.Sprintf("local-%d", time.Now().UnixNano())
 	sim, err := iassim.New(iassim.Options{Username: "admin", Password: password}).Serve("127.0.0.1:0", false)
 	if err != nil {
@@ -348,6 +358,11 @@ spec:
 `, KCPNamespace)); err != nil {
 		return err
 	}
+	return nil
+}
+
+// provider builds and runs the provider binary.
+func (s *Stack) provider(ctx context.Context) error {
 	bin := filepath.Join(s.Work, "provider")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/provider")
 	build.Dir = s.o.Root
@@ -355,6 +370,7 @@ spec:
 		return fmt.Errorf("cannot build the provider: %v\n%s", err, out)
 	}
 	args := append([]string{"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0"}, s.o.ProviderArgs...)
+	var err error
 	s.Provider, err = s.start("provider", []string{"KUBECONFIG=" + s.MgmtKubeconfig}, bin, args...)
 	return err
 }

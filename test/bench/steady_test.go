@@ -195,31 +195,36 @@ func restartCycle(ctx context.Context, b *testing.B, n int, ids []string) {
 		}
 	})
 
-	var cycle time.Duration
-	for {
+	// The IAS side of the cycle (every IASApplication observed once) and the
+	// runtime side (every RuntimeSecret observed once, no IAS call) end apart.
+	var iasCycle, runtimeCycle time.Duration
+	var calls, throttled int
+	for iasCycle == 0 || runtimeCycle == 0 {
 		if time.Since(start) > 30*time.Minute {
 			b.Fatalf("the first observe cycle did not complete in 30m; provider log:\n%s", logTail())
 		}
 		m := scrape(b)
-		if m.reconciles("iasapplication") >= float64(n) && m.reconciles("runtimesecret") >= float64(n) &&
-			m.depth("iasapplication") == 0 && m.depth("runtimesecret") == 0 {
-			cycle = time.Since(start)
-			break
+		if iasCycle == 0 && m.reconciles("iasapplication") >= float64(n) && m.depth("iasapplication") == 0 {
+			iasCycle = time.Since(start)
+			calls, throttled = iasCalls()
+		}
+		if runtimeCycle == 0 && m.reconciles("runtimesecret") >= float64(n) && m.depth("runtimesecret") == 0 {
+			runtimeCycle = time.Since(start)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
 	cycleDone.Store(true)
-	calls, throttled := iasCalls()
 	wg.Wait()
 
-	// What bounds a cycle that only observes: IAS calls at the tenant's rate, or
-	// reconciles at the polls per second the provider allows itself.
+	// What bounds a cycle that only observes is IAS: its calls at the tenant's rate.
 	iasBound := float64(calls-calls0) / tenantQPS
-	fmt.Printf("BENCH restart_cycle_s_%d %.1f\n", n, cycle.Seconds())
+	fmt.Printf("BENCH restart_cycle_s_%d %.1f\n", n, iasCycle.Seconds())
 	fmt.Printf("BENCH restart_ias_calls_%d %d\n", n, calls-calls0)
 	fmt.Printf("BENCH restart_ias_bound_s_%d %.1f\n", n, iasBound)
-	figure(fmt.Sprintf("restart_cycle_ratio_%d", n), cycle.Seconds()/max(iasBound, 1), 1.2)
+	figure(fmt.Sprintf("restart_cycle_ratio_%d", n), iasCycle.Seconds()/max(iasBound, 1), 1.2)
 	fmt.Printf("BENCH restart_429_%d %d\n", n, throttled-throttled0)
+	// No IAS call; bound by the runtimes' API servers, here one server for all.
+	fmt.Printf("BENCH restart_runtime_cycle_s_%d %.1f\n", n, runtimeCycle.Seconds())
 	figure(fmt.Sprintf("new_runtime_p99_s_%d", n), percentile(took, 0.99).Seconds(), 5)
 	fmt.Printf("BENCH new_runtime_p50_s_%d %.3f\n", n, percentile(took, 0.5).Seconds())
 

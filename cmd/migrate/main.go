@@ -1,0 +1,115 @@
+// Command migrate hands the runtimes of eventing-auth-manager over to
+// provider-eventing-auth without changing any runtime's credentials. See the
+// README, "Migrating from eventing-auth-manager".
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
+	"github.com/kyma-project/provider-eventing-auth/internal/migrate"
+)
+
+func main() {
+	var (
+		namespace      = flag.String("namespace", "kcp-system", "Namespace of the Kyma CRs, eventing-auth-manager's EventingAuths and the kubeconfig Secrets.")
+		providerConfig = flag.String("provider-config", "default", "The ClusterProviderConfig whose IAS tenant the provider uses.")
+		operator       = flag.String("operator-deployment", "kcp-system/eventing-auth-manager", "eventing-auth-manager's Deployment (namespace/name); the migration refuses to run while it has replicas. Empty: do not check.")
+		dryRun         = flag.Bool("dry-run", false, "Print what would be done per runtime and change nothing.")
+		wait           = flag.Duration("wait", 0, "How long to wait for the provider to show prepared runtimes Ready and finish them; 0: prepare, report, and leave finishing to a later run.")
+		runtimeTimeout = flag.Duration("runtime-timeout", runtime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
+	)
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, *namespace, *providerConfig, *operator, *dryRun, *wait, *runtimeTimeout))
+}
+
+func run(ctx context.Context, namespace, providerConfig, operator string, dryRun bool, wait, runtimeTimeout time.Duration) int {
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fail("cannot get the management cluster's config: %v", err)
+	}
+	scheme := kruntime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = apis.AddToScheme(scheme)
+	kube, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return fail("cannot create a client of the management cluster: %v", err)
+	}
+	// The tenant is resolved as the provider resolves it for an IASApplication.
+	ref := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Namespace: namespace}}
+	ref.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: providerConfig})
+	tenant, err := ias.ConfigFor(ctx, kube, ref)
+	if err != nil {
+		return fail("cannot resolve the IAS tenant: %v", err)
+	}
+	iasClient, err := ias.NewPool(ias.PoolOptions{}).Client(tenant.Tenant)
+	if err != nil {
+		return fail("cannot create an IAS client: %v", err)
+	}
+	var op types.NamespacedName
+	if operator != "" {
+		ns, name, ok := strings.Cut(operator, "/")
+		if !ok {
+			return fail("--operator-deployment %q is not namespace/name", operator)
+		}
+		op = types.NamespacedName{Namespace: ns, Name: name}
+	}
+	out := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(out, "RUNTIME\tOUTCOME\tDETAIL")
+	counts := map[migrate.Outcome]int{}
+	results, err := migrate.Run(ctx, migrate.Options{
+		Kube: kube, IAS: iasClient, Namespace: namespace, Operator: op, DryRun: dryRun, Wait: wait,
+		Runtimes: runtime.NewClients(runtime.Options{Timeout: runtimeTimeout}),
+		Report: func(r migrate.Result) {
+			counts[r.Outcome]++
+			fmt.Fprintf(out, "%s\t%s\t%s\n", r.Runtime, r.Outcome, r.Detail)
+		},
+	})
+	_ = out.Flush()
+	if err != nil {
+		return fail("%v", err)
+	}
+	var summary []string
+	for _, o := range []migrate.Outcome{migrate.Completed, migrate.WouldFinish, migrate.Prepared, migrate.WouldPrepare, migrate.Waiting, migrate.LeftAlone} {
+		if counts[o] > 0 {
+			summary = append(summary, fmt.Sprintf("%d %s", counts[o], o))
+		}
+	}
+	fmt.Printf("%d runtimes of eventing-auth-manager: %s\n", len(results), strings.Join(summary, ", "))
+	switch {
+	case counts[migrate.LeftAlone] > 0:
+		fmt.Println("Runtimes left alone keep eventing-auth-manager's EventingAuth; fix what their line says and run again.")
+		return 2
+	case counts[migrate.Prepared]+counts[migrate.Waiting] > 0:
+		fmt.Println("Run again (with --wait) once the provider runs, to finish the prepared runtimes.")
+		return 3
+	}
+	return 0
+}
+
+func fail(format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "migrate: "+format+"\n", a...)
+	return 1
+}

@@ -1,0 +1,219 @@
+// Package migrate hands the runtimes of a running eventing-auth-manager over to
+// provider-eventing-auth without changing any runtime's credentials: the
+// provider takes over each existing IAS app and its existing client secret.
+package migrate
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
+)
+
+// The old operator's shape (DESIGN.md, "Migrating from eventing-auth-manager").
+var OperatorEventingAuthGroupVersionKind = schema.GroupVersionKind{Group: "operator.kyma-project.io", Version: "v1alpha1", Kind: "EventingAuth"}
+
+const (
+	// OperatorFinalizer is the old operator's finalizer on its EventingAuths.
+	OperatorFinalizer = "eventingauth.operator.kyma-project.io/finalizer"
+	// OperatorSecretDescription marks the api secrets the old operator made.
+	OperatorSecretDescription = "eventing-auth-manager"
+)
+
+// Annotations on an EventingAuth composite that its Composition reads.
+const (
+	// AnnotationApplicationID is the UUID of the app to take over; it becomes
+	// the IASApplication's external name, and is removed once migrated.
+	AnnotationApplicationID = "eventingauth.kyma-project.io/application-id"
+	// AnnotationSecretDescription is the marker of the app's secrets; it stays,
+	// so that the provider keeps recognising the secret it took over.
+	AnnotationSecretDescription = "eventingauth.kyma-project.io/secret-description"
+)
+
+// fieldOwner owns what the migration applies to an EventingAuth.
+const fieldOwner = "eventing-auth-migrate"
+
+// Outcome says what happened to one runtime.
+type Outcome string
+
+// Outcomes, in the order a runtime passes through them.
+const (
+	WouldPrepare Outcome = "would prepare"
+	Prepared     Outcome = "prepared"
+	Waiting      Outcome = "waiting"
+	WouldFinish  Outcome = "would finish"
+	Completed    Outcome = "completed"
+	LeftAlone    Outcome = "left alone"
+)
+
+// Result is what happened to one runtime and why.
+type Result struct {
+	Runtime string
+	Outcome Outcome
+	Detail  string
+}
+
+// Options of a migration.
+type Options struct {
+	// Kube is the management cluster.
+	Kube client.Client
+	// IAS is the tenant the provider uses.
+	IAS ias.Client
+	// Runtimes makes clients of runtimes from their kubeconfigs.
+	Runtimes *runtime.Clients
+	// Namespace holds the Kyma CRs, EventingAuths and kubeconfig Secrets.
+	Namespace string
+	// Operator is the old operator's Deployment; while it runs, nothing is done.
+	Operator types.NamespacedName
+	// DryRun reports what would be done and changes nothing.
+	DryRun bool
+	// Wait is how long to wait for prepared runtimes to become Ready; zero
+	// reports them as waiting, to be finished by a later run.
+	Wait time.Duration
+	// Interval between looks at runtimes that wait.
+	Interval time.Duration
+	// Report, if set, is told each runtime's final result as it is known.
+	Report func(Result)
+}
+
+// Run migrates every runtime the old operator manages and returns the result
+// of each. Every step derives from what the clusters and IAS hold, so a run
+// that was interrupted is continued by running again.
+func Run(ctx context.Context, o Options) ([]Result, error) {
+	if err := operatorStopped(ctx, o); err != nil {
+		return nil, err
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(OperatorEventingAuthGroupVersionKind.GroupVersion().WithKind("EventingAuthList"))
+	if err := o.Kube.List(ctx, list, client.InNamespace(o.Namespace)); err != nil {
+		return nil, fmt.Errorf("cannot list eventing-auth-manager's EventingAuths in %s: %w", o.Namespace, err)
+	}
+	slices.SortFunc(list.Items, func(a, b unstructured.Unstructured) int { return compare(a.GetName(), b.GetName()) })
+	if o.Interval <= 0 {
+		o.Interval = 2 * time.Second
+	}
+	results := make([]Result, len(list.Items))
+	deadline := time.Now().Add(o.Wait)
+	for {
+		pending := 0
+		for i := range list.Items {
+			if r := results[i]; r.Outcome != "" && r.Outcome != Waiting && r.Outcome != Prepared {
+				continue
+			}
+			results[i] = migrateOne(ctx, o, &list.Items[i])
+			if results[i].Outcome == Waiting || results[i].Outcome == Prepared {
+				pending++
+			}
+		}
+		if pending == 0 || o.DryRun || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return results, ctx.Err()
+		case <-time.After(o.Interval):
+		}
+	}
+	for _, r := range results {
+		if o.Report != nil {
+			o.Report(r)
+		}
+	}
+	return results, nil
+}
+
+func compare(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// operatorStopped refuses while the old operator's Deployment has replicas:
+// it would keep reconciling the EventingAuths the migration hands over.
+func operatorStopped(ctx context.Context, o Options) error {
+	if o.Operator.Name == "" {
+		return nil
+	}
+	d := &appsv1.Deployment{}
+	err := o.Kube.Get(ctx, o.Operator, d)
+	switch {
+	case kerrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot tell whether eventing-auth-manager still runs (Deployment %s): %w", o.Operator, err)
+	}
+	if (d.Spec.Replicas == nil || *d.Spec.Replicas > 0) || d.Status.Replicas > 0 {
+		return fmt.Errorf("eventing-auth-manager still runs (Deployment %s has replicas); stop it first with `kubectl -n %s scale deployment %s --replicas=0` and wait until its pods are gone",
+			o.Operator, o.Operator.Namespace, o.Operator.Name)
+	}
+	return nil
+}
+
+// migrateOne takes one runtime one step further: prepare it, or, once the
+// provider shows it Ready, finish it.
+func migrateOne(ctx context.Context, o Options, old *unstructured.Unstructured) Result {
+	id := old.GetName()
+	s, why, err := inspect(ctx, o, old)
+	switch {
+	case err != nil:
+		return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}
+	case why != "":
+		return Result{Runtime: id, Outcome: LeftAlone, Detail: why}
+	}
+	if !s.prepared() {
+		if o.DryRun {
+			return Result{Runtime: id, Outcome: WouldPrepare, Detail: s.plan()}
+		}
+		if err := s.prepare(ctx, o); err != nil {
+			return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}
+		}
+		return Result{Runtime: id, Outcome: Prepared, Detail: s.plan()}
+	}
+	if waitingFor := s.readiness(ctx, o); waitingFor != "" {
+		return Result{Runtime: id, Outcome: Waiting, Detail: "prepared; waiting for " + waitingFor}
+	}
+	if o.DryRun {
+		return Result{Runtime: id, Outcome: WouldFinish, Detail: "the provider shows it Ready; would remove eventing-auth-manager's EventingAuth"}
+	}
+	if err := s.finish(ctx, o); err != nil {
+		return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}
+	}
+	return Result{Runtime: id, Outcome: Completed, Detail: fmt.Sprintf("IAS application %s and client secret %s… taken over; eventing-auth-manager's EventingAuth removed", s.app.ID, s.secret.Hint)}
+}
+
+// conditionTrue tells whether an object reports a condition of that type True.
+func conditionTrue(c resource.Conditioned, t xpv2.ConditionType) bool {
+	return resource.IsConditionTrue(c.GetCondition(t))
+}
+
+// controllerRefTo is a controller owner reference without blockOwnerDeletion,
+// which would need permission on the owner's finalizers.
+func controllerRefTo(o metav1.Object, gvk schema.GroupVersionKind) metav1.OwnerReference {
+	ref := metav1.NewControllerRef(o, gvk)
+	ref.BlockOwnerDeletion = nil
+	return *ref
+}
+
+// hasOwner tells whether s is controlled by the object with uid.
+func hasOwner(s *corev1.Secret, uid types.UID) bool {
+	c := metav1.GetControllerOf(s)
+	return c != nil && c.UID == uid
+}

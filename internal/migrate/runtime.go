@@ -1,0 +1,321 @@
+package migrate
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
+)
+
+// Where the old operator and the provider keep a runtime's credentials.
+const (
+	runtimeSecretNamespace = "kyma-system"
+	runtimeSecretName      = "eventing-webhook-auth"
+	kubeconfigKey          = "config"
+)
+
+// state is what the clusters and IAS hold for one runtime.
+type state struct {
+	id   string
+	old  *unstructured.Unstructured
+	kyma *metav1.PartialObjectMetadata
+	// app and secret are the IAS app and the api secret the runtime holds.
+	app    ias.Application
+	secret ias.APISecret
+	// onRuntime is the runtime's Secret, read through runtime.
+	onRuntime *corev1.Secret
+	runtime   corev1client.SecretsGetter
+	// conn and xr are the provider's objects, nil while they do not exist.
+	conn *corev1.Secret
+	xr   *unstructured.Unstructured
+}
+
+func (s *state) connName() string { return s.id + "-ias" }
+
+// inspect reads one runtime's state. A state that does not fit is returned as
+// why; an error is something to retry (an unreachable runtime, IAS down).
+func inspect(ctx context.Context, o Options, old *unstructured.Unstructured) (*state, string, error) {
+	s := &state{id: old.GetName(), old: old}
+	if old.GetDeletionTimestamp() != nil {
+		return nil, "eventing-auth-manager's EventingAuth is being deleted", nil
+	}
+	s.kyma = &metav1.PartialObjectMetadata{}
+	s.kyma.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
+	if err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.id}, s.kyma); err != nil {
+		if kerrors.IsNotFound(err) {
+			return nil, fmt.Sprintf("there is no Kyma CR %s/%s, so the provider would keep no EventingAuth for it", o.Namespace, s.id), nil
+		}
+		return nil, "", fmt.Errorf("cannot read Kyma CR: %w", err)
+	}
+	if why, err := s.readProviderObjects(ctx, o); why != "" || err != nil {
+		return nil, why, err
+	}
+	if why, err := s.readIAS(ctx, o); why != "" || err != nil {
+		return nil, why, err
+	}
+	if why, err := s.readRuntime(ctx, o); why != "" || err != nil {
+		return nil, why, err
+	}
+	if why, err := s.matchSecret(ctx, o); why != "" || err != nil {
+		return nil, why, err
+	}
+	if s.conn != nil && !sameCredentials(s.conn.Data, s.onRuntime.Data) {
+		return nil, fmt.Sprintf("the connection Secret %s/%s exists and holds other credentials than the runtime", o.Namespace, s.connName()), nil
+	}
+	return s, "", nil
+}
+
+// readProviderObjects finds what the provider or an earlier run made.
+func (s *state) readProviderObjects(ctx context.Context, o Options) (string, error) {
+	xr := &unstructured.Unstructured{}
+	xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+	switch err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.id}, xr); {
+	case err == nil:
+		if xr.GetAnnotations()[AnnotationSecretDescription] != OperatorSecretDescription {
+			return fmt.Sprintf("the provider already keeps an EventingAuth %s/%s that no migration prepared; it may have given the runtime new credentials", o.Namespace, s.id), nil
+		}
+		s.xr = xr
+	case !kerrors.IsNotFound(err):
+		return "", fmt.Errorf("cannot read EventingAuth composite: %w", err)
+	}
+	conn := &corev1.Secret{}
+	switch err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.connName()}, conn); {
+	case err == nil:
+		s.conn = conn
+	case !kerrors.IsNotFound(err):
+		return "", fmt.Errorf("cannot read connection Secret: %w", err)
+	}
+	return "", nil
+}
+
+// readIAS finds the one app named after the runtime.
+func (s *state) readIAS(ctx context.Context, o Options) (string, error) {
+	apps, err := o.IAS.FindApplications(ctx, s.id)
+	if err != nil {
+		return "", err
+	}
+	switch len(apps) {
+	case 0:
+		return fmt.Sprintf("there is no IAS application named %s", s.id), nil
+	case 1:
+	default:
+		ids := make([]string, 0, len(apps))
+		for _, a := range apps {
+			ids = append(ids, a.ID)
+		}
+		return fmt.Sprintf("%d IAS applications are named %s (%s); keep the one the runtime uses, then run again", len(apps), s.id, strings.Join(ids, ", ")), nil
+	}
+	recorded, _, _ := unstructured.NestedString(s.old.Object, "status", "iasApplication", "uuid")
+	if recorded != "" && recorded != apps[0].ID {
+		return fmt.Sprintf("the IAS application named %s has UUID %s, but eventing-auth-manager recorded %s", s.id, apps[0].ID, recorded), nil
+	}
+	s.app = apps[0]
+	return "", nil
+}
+
+// readRuntime reads the runtime's Secret through its kubeconfig.
+func (s *state) readRuntime(ctx context.Context, o Options) (string, error) {
+	name := "kubeconfig-" + s.id
+	kc := &corev1.Secret{}
+	if err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: name}, kc); err != nil {
+		if kerrors.IsNotFound(err) {
+			return fmt.Sprintf("the kubeconfig Secret %s/%s is missing", o.Namespace, name), nil
+		}
+		return "", fmt.Errorf("cannot read kubeconfig Secret: %w", err)
+	}
+	core, err := o.Runtimes.For(kc.Data[kubeconfigKey])
+	if err != nil {
+		return fmt.Sprintf("the kubeconfig in %s/%s (key %q): %v", o.Namespace, name, kubeconfigKey, err), nil
+	}
+	s.runtime = core
+	s.onRuntime, err = core.Secrets(runtimeSecretNamespace).Get(ctx, runtimeSecretName, metav1.GetOptions{})
+	switch {
+	case kerrors.IsNotFound(err):
+		return fmt.Sprintf("the Secret %s/%s is missing on the runtime", runtimeSecretNamespace, runtimeSecretName), nil
+	case err != nil:
+		return "", fmt.Errorf("cannot read the runtime's Secret: %w", err)
+	}
+	if v, ok := s.onRuntime.Labels[runtimesecret.LabelManagedBy]; ok && v != runtimesecret.ManagedBy {
+		return fmt.Sprintf("the runtime's Secret is labelled %s=%s", runtimesecret.LabelManagedBy, v), nil
+	}
+	var keys []string
+	for k := range s.onRuntime.Data {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	want := slices.Clone(iasv1alpha1.ConnectionKeys)
+	slices.Sort(want)
+	if s.onRuntime.Type != corev1.SecretTypeOpaque || !slices.Equal(keys, want) {
+		return fmt.Sprintf("the runtime's Secret (type %s, keys %s) is not the Opaque Secret with keys %s that eventing-auth-manager writes",
+			s.onRuntime.Type, strings.Join(keys, ", "), strings.Join(want, ", ")), nil
+	}
+	return "", nil
+}
+
+// matchSecret finds the api secret the runtime holds among the app's secrets
+// that carry the old operator's marker.
+func (s *state) matchSecret(ctx context.Context, o Options) (string, error) {
+	if got := string(s.onRuntime.Data[iasv1alpha1.KeyClientID]); got != s.app.ClientID {
+		return fmt.Sprintf("the runtime's Secret holds another client ID than IAS application %s", s.app.ID), nil
+	}
+	secrets, err := o.IAS.ListAPISecrets(ctx, s.app.ID)
+	if err != nil {
+		return "", err
+	}
+	value := string(s.onRuntime.Data[iasv1alpha1.KeyClientSecret])
+	var matches []ias.APISecret
+	for _, sec := range secrets {
+		if sec.Description == OperatorSecretDescription && sec.Hint != "" && strings.HasPrefix(value, sec.Hint) &&
+			(sec.ClientID == "" || sec.ClientID == s.app.ClientID) {
+			matches = append(matches, sec)
+		}
+	}
+	if len(matches) != 1 {
+		return fmt.Sprintf("the runtime's client secret matches %d of IAS application %s's secrets marked %q, not exactly one", len(matches), s.app.ID, OperatorSecretDescription), nil
+	}
+	s.secret = matches[0]
+	return "", nil
+}
+
+// sameCredentials compares the four connection keys.
+func sameCredentials(a, b map[string][]byte) bool {
+	for _, k := range iasv1alpha1.ConnectionKeys {
+		if !bytes.Equal(a[k], b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *state) labelled() bool {
+	return s.onRuntime.Labels[runtimesecret.LabelManagedBy] == runtimesecret.ManagedBy
+}
+
+// prepared tells whether everything the provider needs is in place.
+func (s *state) prepared() bool { return s.conn != nil && s.labelled() && s.xr != nil }
+
+// plan says what preparing does.
+func (s *state) plan() string {
+	return fmt.Sprintf("connection Secret %s from the runtime's Secret; label %s=%s on the runtime's Secret (data unchanged); EventingAuth %s taking over IAS application %s and client secret %s…",
+		s.connName(), runtimesecret.LabelManagedBy, runtimesecret.ManagedBy, s.id, s.app.ID, s.secret.Hint)
+}
+
+// prepare makes what is missing, the EventingAuth last: it sets the provider
+// to work, and finds everything else in place.
+func (s *state) prepare(ctx context.Context, o Options) error {
+	if s.conn == nil {
+		conn := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: s.connName()},
+			Type:       resource.SecretTypeConnection,
+			Data:       map[string][]byte{},
+		}
+		for _, k := range iasv1alpha1.ConnectionKeys {
+			conn.Data[k] = s.onRuntime.Data[k]
+		}
+		if err := o.Kube.Create(ctx, conn); err != nil && !kerrors.IsAlreadyExists(err) {
+			return fmt.Errorf("cannot create connection Secret %s: %w", s.connName(), err)
+		}
+	}
+	if !s.labelled() {
+		// Only the label changes: the data, which the eventing manager reads,
+		// stays as it is. The resourceVersion guards against a concurrent write.
+		sec := s.onRuntime.DeepCopy()
+		if sec.Labels == nil {
+			sec.Labels = map[string]string{}
+		}
+		sec.Labels[runtimesecret.LabelManagedBy] = runtimesecret.ManagedBy
+		if _, err := s.runtime.Secrets(runtimeSecretNamespace).Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("cannot label the runtime's Secret: %w", err)
+		}
+	}
+	return s.applyComposite(ctx, o, true)
+}
+
+// applyComposite applies the EventingAuth as the kyma bridge would, with the
+// migration's annotations; withApp names the app to take over.
+func (s *state) applyComposite(ctx context.Context, o Options, withApp bool) error {
+	xr := kymabridge.Desired(s.kyma)
+	ann := map[string]string{AnnotationSecretDescription: OperatorSecretDescription}
+	if withApp {
+		ann[AnnotationApplicationID] = s.app.ID
+	}
+	xr.SetAnnotations(ann)
+	if err := o.Kube.Apply(ctx, client.ApplyConfigurationFromUnstructured(xr), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+		return fmt.Errorf("cannot apply EventingAuth %s: %w", s.id, err)
+	}
+	return nil
+}
+
+// readiness says what the runtime still waits for; empty once the provider
+// shows it Ready with the app and the secret it took over.
+func (s *state) readiness(ctx context.Context, o Options) string {
+	key := client.ObjectKey{Namespace: o.Namespace, Name: s.id}
+	app := &iasv1alpha1.IASApplication{}
+	if err := o.Kube.Get(ctx, key, app); err != nil {
+		return fmt.Sprintf("the provider to compose IASApplication %s (%v)", s.id, client.IgnoreNotFound(err))
+	}
+	if !conditionTrue(app, xpv2.TypeReady) {
+		return fmt.Sprintf("IASApplication %s to become Ready: %s", s.id, app.GetCondition(xpv2.TypeReady).Message)
+	}
+	if meta.GetExternalName(app) != s.app.ID || app.Status.AtProvider.SecretID != s.secret.ID {
+		return fmt.Sprintf("IASApplication %s to publish IAS application %s's secret %s… (it shows application %s, secret %s)",
+			s.id, s.app.ID, s.secret.Hint, meta.GetExternalName(app), app.Status.AtProvider.SecretID)
+	}
+	rs := &runtimev1alpha1.RuntimeSecret{}
+	if err := o.Kube.Get(ctx, key, rs); err != nil {
+		return fmt.Sprintf("the provider to compose RuntimeSecret %s (%v)", s.id, client.IgnoreNotFound(err))
+	}
+	if !conditionTrue(rs, xpv2.TypeReady) {
+		return fmt.Sprintf("RuntimeSecret %s to become Ready: %s", s.id, rs.GetCondition(xpv2.TypeReady).Message)
+	}
+	return ""
+}
+
+// finish hands the rest over to the provider and removes the old operator's
+// EventingAuth: the connection Secret goes with the IASApplication from now on,
+// the app is found by the external name the provider recorded, and the old
+// object no longer waits for an operator that does not run.
+func (s *state) finish(ctx context.Context, o Options) error {
+	app := &iasv1alpha1.IASApplication{}
+	if err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.id}, app); err != nil {
+		return err
+	}
+	if !hasOwner(s.conn, app.GetUID()) {
+		conn := s.conn.DeepCopy()
+		conn.OwnerReferences = append(conn.OwnerReferences, controllerRefTo(app, iasv1alpha1.IASApplicationGroupVersionKind))
+		if err := o.Kube.Update(ctx, conn); err != nil {
+			return fmt.Errorf("cannot hand connection Secret %s to IASApplication %s: %w", s.connName(), s.id, err)
+		}
+	}
+	if err := s.applyComposite(ctx, o, false); err != nil {
+		return err
+	}
+	old := s.old.DeepCopy()
+	if controllerutil.RemoveFinalizer(old, OperatorFinalizer) {
+		if err := o.Kube.Update(ctx, old); err != nil {
+			return fmt.Errorf("cannot remove eventing-auth-manager's finalizer: %w", err)
+		}
+	}
+	if err := o.Kube.Delete(ctx, old); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("cannot delete eventing-auth-manager's EventingAuth: %w", err)
+	}
+	return nil
+}
