@@ -273,7 +273,7 @@ func (s *state) readiness(ctx context.Context, o Options) string {
 		return fmt.Sprintf("the provider to compose IASApplication %s (%v)", s.id, client.IgnoreNotFound(err))
 	}
 	if !conditionTrue(app, xpv2.TypeReady) {
-		return fmt.Sprintf("IASApplication %s to become Ready: %s", s.id, app.GetCondition(xpv2.TypeReady).Message)
+		return fmt.Sprintf("IASApplication %s to become Ready%s", s.id, because(app.GetCondition(xpv2.TypeReady)))
 	}
 	if meta.GetExternalName(app) != s.app.ID || app.Status.AtProvider.SecretID != s.secret.ID {
 		return fmt.Sprintf("IASApplication %s to publish IAS application %s's secret %s… (it shows application %s, secret %s)",
@@ -284,9 +284,18 @@ func (s *state) readiness(ctx context.Context, o Options) string {
 		return fmt.Sprintf("the provider to compose RuntimeSecret %s (%v)", s.id, client.IgnoreNotFound(err))
 	}
 	if !conditionTrue(rs, xpv2.TypeReady) {
-		return fmt.Sprintf("RuntimeSecret %s to become Ready: %s", s.id, rs.GetCondition(xpv2.TypeReady).Message)
+		return fmt.Sprintf("RuntimeSecret %s to become Ready%s", s.id, because(rs.GetCondition(xpv2.TypeReady)))
 	}
 	return ""
+}
+
+// because quotes a condition's message; none yet means the provider has not
+// looked at the resource (is it running?).
+func because(c xpv2.Condition) string {
+	if c.Message == "" {
+		return " (no message yet: is the provider running?)"
+	}
+	return ": " + c.Message
 }
 
 // finish hands the rest over to the provider and removes the old operator's

@@ -148,12 +148,15 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 		}
 	}
 
-	// Prepared while the provider does not run yet; running again changes nothing more.
-	for range 2 {
-		got, code = runMigrate()
-		g.Expect(code).To(Equal(2), got)
-		g.Expect(got).To(ContainSubstring("40 prepared, 10 left alone"))
-	}
+	// Prepared while the provider does not run yet; running again finds them
+	// prepared and waiting for the provider.
+	got, code = runMigrate()
+	g.Expect(code).To(Equal(2), got)
+	g.Expect(got).To(ContainSubstring("40 prepared, 10 left alone"))
+	got, code = runMigrate()
+	g.Expect(code).To(Equal(2), got)
+	g.Expect(got).To(ContainSubstring("40 waiting, 10 left alone"))
+	g.Expect(outcomes(got)["runtime-20"]).To(ContainSubstring("prepared; waiting for IASApplication runtime-20 to become Ready"))
 	for _, r := range runtimes {
 		if r.broken == healthy || r.broken == interruptedBefore {
 			xr := composite(r.id)
