@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/http"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,8 +47,9 @@ type Clients struct {
 	metrics *Metrics
 	cache   *lru.Cache
 
-	mu    sync.Mutex
-	stats Stats
+	// Counters are atomic: the LRU calls its eviction function under its own
+	// lock, so taking another lock there could deadlock against For.
+	built, evicted, peak atomic.Int64
 }
 
 // Stats of a client cache.
@@ -81,9 +82,7 @@ func NewClients(o Options) *Clients {
 		// Each client has its own transport (see For), so closing its idle
 		// connections frees what it held.
 		v.(cached).http.CloseIdleConnections()
-		c.mu.Lock()
-		c.stats.Evicted++
-		c.mu.Unlock()
+		c.evicted.Add(1)
 		c.metrics.evicted()
 	})
 	return c
@@ -117,11 +116,13 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 		return nil, refused("cannot build a client from it")
 	}
 	c.cache.Add(key, cached{core: core, http: hc})
-	c.mu.Lock()
-	c.stats.Built++
-	c.stats.Len = c.cache.Len()
-	c.stats.Peak = max(c.stats.Peak, c.stats.Len)
-	c.mu.Unlock()
+	c.built.Add(1)
+	for n := int64(c.cache.Len()); ; {
+		p := c.peak.Load()
+		if n <= p || c.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
 	c.metrics.set(c.cache.Len())
 	return core, nil
 }
@@ -137,11 +138,7 @@ func (c *Clients) closeIdleSoon(rt http.RoundTripper) http.RoundTripper {
 
 // Stats returns the cache's figures.
 func (c *Clients) Stats() Stats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.stats
-	s.Len = c.cache.Len()
-	return s
+	return Stats{Len: c.cache.Len(), Peak: int(c.peak.Load()), Built: int(c.built.Load()), Evicted: int(c.evicted.Load())}
 }
 
 // Metrics of the client cache.

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 
 	"crypto/ecdsa"
@@ -45,6 +46,43 @@ func TestClientsCountBuildsAndEvictions(t *testing.T) {
 	}
 	if s := c.Stats(); s.Built != 10 || s.Evicted != 7 {
 		t.Fatalf("stats %+v, want built 10, evicted 7", s)
+	}
+}
+
+// TestClientsConcurrentEvictions: many reconciles building clients at once
+// while the cache evicts never block each other (the eviction runs under the
+// LRU's lock).
+func TestClientsConcurrentEvictions(t *testing.T) {
+	c := NewClients(Options{Size: 2})
+	configs := make([][]byte, 64)
+	for i := range configs {
+		configs[i] = tokenKubeconfig(i)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				for i := range 200 {
+					if _, err := c.For(configs[(i*7+w)%len(configs)]); err != nil {
+						t.Error(err)
+						return
+					}
+					_ = c.Stats()
+				}
+			})
+		}
+		wg.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("concurrent client builds with evictions did not finish: deadlock")
+	}
+	// Two reconciles that miss at once both build; the second replaces the first.
+	if s := c.Stats(); s.Len != 2 || s.Peak != 2 || s.Built < s.Evicted+2 {
+		t.Errorf("stats %+v, want 2 held and no more evicted than built", s)
 	}
 }
 
