@@ -101,14 +101,7 @@ func newRuntime(ctx context.Context, id string) error {
 	if err := rt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}}); err != nil {
 		return err
 	}
-	// Every runtime has a kubeconfig of its own, so a client of its own, as in a
-	// landscape; only the context's name tells them apart here.
-	kc, err := kubeconfigNamed(id)
-	if err != nil {
-		return err
-	}
-	if err := mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns},
-		Data: map[string][]byte{"config": kc}}); err != nil {
+	if err := createKubeconfig(ctx, id); err != nil {
 		return err
 	}
 	app := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns}}
@@ -123,6 +116,18 @@ func newRuntime(ctx context.Context, id string) error {
 			Target:         runtimev1alpha1.TargetSecret{Namespace: id, Name: "eventing-webhook-auth"},
 		}}}
 	return mgmt.Create(ctx, rs)
+}
+
+// createKubeconfig makes the Secret kubeconfig-<id>. Every runtime has a
+// kubeconfig of its own, so a client of its own, as in a landscape; only the
+// context's name tells them apart here.
+func createKubeconfig(ctx context.Context, id string) error {
+	kc, err := kubeconfigNamed(id)
+	if err != nil {
+		return err
+	}
+	return mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns},
+		Data: map[string][]byte{"config": kc}})
 }
 
 // kubeconfigNamed is the runtime's admin kubeconfig with its context named id.

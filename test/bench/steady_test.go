@@ -132,12 +132,7 @@ func seedOne(ctx context.Context, id string, now time.Time, i int) error {
 	if err := mgmt.Create(ctx, conn); err != nil {
 		return err
 	}
-	kc, err := kubeconfigNamed(id)
-	if err != nil {
-		return err
-	}
-	if err := mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns},
-		Data: map[string][]byte{"config": kc}}); err != nil {
+	if err := createKubeconfig(ctx, id); err != nil {
 		return err
 	}
 	rs := &runtimev1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns,

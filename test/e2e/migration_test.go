@@ -20,6 +20,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -204,11 +205,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 	// The normal lifecycle: a migrated runtime's Kyma CR deleted takes its
 	// Secret and its app with it.
 	gone := runtimes[20]
-	kyma := &unstructured.Unstructured{}
-	kyma.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
-	kyma.SetNamespace(localstack.KCPNamespace)
-	kyma.SetName(gone.id)
-	g.Expect(s.Kube.Delete(ctx, kyma)).To(Succeed())
+	g.Expect(s.Kube.Delete(ctx, named(kymabridge.KymaGroupVersionKind, gone.id))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		err := s.RuntimeKube.Get(ctx, client.ObjectKey{Namespace: gone.id, Name: "eventing-webhook-auth"}, &corev1.Secret{})
 		g.Expect(kerrors.IsNotFound(err)).To(BeTrue(), "the Secret is still on the runtime: %v", err)
@@ -281,16 +278,17 @@ func seedOldRuntime(ctx context.Context, s *localstack.Stack, proxy *runtimeProx
 }
 
 func oldEventingAuth(id string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(migrate.OperatorEventingAuthGroupVersionKind)
-	u.SetNamespace(localstack.KCPNamespace)
-	u.SetName(id)
-	return u
+	return named(migrate.OperatorEventingAuthGroupVersionKind, id)
 }
 
 func composite(id string) *unstructured.Unstructured {
+	return named(kymabridge.EventingAuthGroupVersionKind, id)
+}
+
+// named is the object of that kind named id in kcp-system.
+func named(gvk schema.GroupVersionKind, id string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+	u.SetGroupVersionKind(gvk)
 	u.SetNamespace(localstack.KCPNamespace)
 	u.SetName(id)
 	return u
