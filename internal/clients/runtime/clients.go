@@ -15,14 +15,19 @@ import (
 
 // Defaults of the client cache.
 const (
-	DefaultCacheSize = 500
+	// DefaultCacheSize keeps the clients of the runtimes reconciled in the last
+	// seconds: a new runtime's reconciles follow each other within seconds, a
+	// poll comes minutes later, when at thousands of runtimes no size short of
+	// all of them would still hold its client. A client holds its parsed TLS
+	// material (about 80 KiB).
+	DefaultCacheSize = 100
 	DefaultTimeout   = 10 * time.Second
-	// DefaultIdleTimeout closes a runtime connection soon after a reconcile's
-	// calls. A runtime is called a few times within a reconcile, then not until
-	// its next poll minutes later; an idle TLS connection holds about 150 KiB
-	// (buffers, HTTP/2 framer and its goroutines), which at hundreds of cached
-	// clients was the largest part of the provider's memory.
-	DefaultIdleTimeout = 5 * time.Second
+	// DefaultIdleTimeout closes a runtime connection right after a reconcile's
+	// calls, which follow each other within milliseconds; the next reconcile of
+	// that runtime comes seconds or minutes later. Each open connection holds
+	// about 150 KiB (TLS and HTTP buffers), so connections kept open for seconds
+	// at hundreds of reconciles per second were the provider's largest memory.
+	DefaultIdleTimeout = time.Second
 )
 
 // Options of the client cache.
@@ -100,6 +105,10 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 		return nil, err
 	}
 	rc.Timeout = c.timeout
+	// HTTP/1.1: a reconcile makes one to three calls in sequence, so HTTP/2's
+	// multiplexing brings nothing, while its per-connection buffers, header
+	// tables and reader goroutine cost memory at every open connection.
+	rc.NextProtos = []string{"http/1.1"}
 	rc.UserAgent = "provider-eventing-auth"
 	// A proxy function makes client-go's transport uncacheable, so the transport
 	// is this client's alone: client-go's global TLS cache would otherwise keep
