@@ -115,9 +115,10 @@ func seedOne(ctx context.Context, id string, now time.Time, i int) error {
 		return err
 	}
 	published := metav1.NewTime(now.Add(-2 * time.Hour).Truncate(time.Second))
-	// Listed within the past 45 minutes: none falls due during the restart
-	// cycle, so any write the cycle makes is one it should not.
-	checked := metav1.NewTime(now.Add(-time.Duration(i%2700) * time.Second).Truncate(time.Second))
+	// Listed over the past 55 minutes: none falls due (1h) before the restart
+	// cycle is over, so any write the cycle makes is one it should not; in the
+	// steady window they fall due as they would in a provider long running.
+	checked := metav1.NewTime(now.Add(-time.Duration(i%3300) * time.Second).Truncate(time.Second))
 	app.Status.AtProvider = iasv1alpha1.IASApplicationObservation{ID: appID, ClientID: stored.ClientID,
 		TokenURL: sim.URL + "/oauth2/token", CertsURL: sim.URL + "/oauth2/certs",
 		SecretID: secret.ID, SecretHint: secret.Hint, SecretPublishedAt: &published, SecretsCheckedAt: &checked}
