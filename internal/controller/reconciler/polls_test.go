@@ -3,9 +3,11 @@ package reconciler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -48,6 +50,11 @@ func TestPollBudgetSpreadsPolls(t *testing.T) {
 	r := PollsLast(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
 		return reconcile.Result{RequeueAfter: time.Minute}, nil
 	}), b)
+	// Each resource's first poll after a start falls anywhere in the interval.
+	first, _ := r.Reconcile(context.Background(), reconcile.Request{})
+	if first.RequeueAfter <= 0 || first.RequeueAfter > time.Minute+time.Second {
+		t.Fatalf("the first poll is due after %s, want within the minute", first.RequeueAfter)
+	}
 	var last time.Duration
 	for i := range 30 {
 		got, _ := r.Reconcile(context.Background(), reconcile.Request{})
@@ -56,8 +63,36 @@ func TestPollBudgetSpreadsPolls(t *testing.T) {
 		}
 		last = got.RequeueAfter
 	}
-	// 30 polls at 10/s with a burst of 10: the last about 2s after the minute.
+	// 31 polls at 10/s with a burst of 10: the last about 2s after the minute.
 	if last < time.Minute+1500*time.Millisecond || last > time.Minute+2500*time.Millisecond {
 		t.Errorf("the 30th poll is due after %s, want about 1m2s", last)
+	}
+}
+
+// TestFirstPollsSpreadOverTheInterval: after a start, resources observed at
+// once have their next polls spread over the interval, not all at its end.
+func TestFirstPollsSpreadOverTheInterval(t *testing.T) {
+	r := PollsLast(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+		return reconcile.Result{RequeueAfter: time.Minute}, nil
+	}), NewPollBudget(1000))
+	var early, late int
+	for i := range 400 {
+		req := reconcile.Request{NamespacedName: types.NamespacedName{Name: fmt.Sprint(i)}}
+		got, _ := r.Reconcile(context.Background(), req)
+		switch {
+		case got.RequeueAfter > time.Minute+time.Second:
+			t.Fatalf("a first poll was pushed past the interval: %s", got.RequeueAfter)
+		case got.RequeueAfter < 30*time.Second:
+			early++
+		default:
+			late++
+		}
+		again, _ := r.Reconcile(context.Background(), req)
+		if again.RequeueAfter < time.Minute {
+			t.Fatalf("a second poll came early: %s", again.RequeueAfter)
+		}
+	}
+	if early < 120 || late < 120 {
+		t.Errorf("first polls %d in the first half of the interval, %d in the second; want them spread", early, late)
 	}
 }
