@@ -18,10 +18,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 )
 
 // The old operator's shape (DESIGN.md, "Migrating from eventing-auth-manager").
@@ -67,6 +67,12 @@ type Result struct {
 	Detail  string
 }
 
+// RuntimeClients makes a client of a runtime from its kubeconfig; satisfied by
+// the provider's runtime client cache.
+type RuntimeClients interface {
+	For(kubeconfig []byte) (corev1client.CoreV1Interface, error)
+}
+
 // Options of a migration.
 type Options struct {
 	// Kube is the management cluster.
@@ -74,7 +80,7 @@ type Options struct {
 	// IAS is the tenant the provider uses.
 	IAS ias.Client
 	// Runtimes makes clients of runtimes from their kubeconfigs.
-	Runtimes *runtime.Clients
+	Runtimes RuntimeClients
 	// Namespace holds the Kyma CRs, EventingAuths and kubeconfig Secrets.
 	Namespace string
 	// Operator is the old operator's Deployment; while it runs, nothing is done.

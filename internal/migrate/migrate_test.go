@@ -1,0 +1,183 @@
+package migrate
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	k8sfake "k8s.io/client-go/kubernetes/fake"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+)
+
+const (
+	ns       = "kcp-system"
+	id       = "runtime-a"
+	appID    = "11111111-2222-3333-4444-555555555555"
+	clientID = "client-id-a"
+	value    = "abcdSECRETVALUE"
+)
+
+// fakeIAS answers the two reads the migration makes.
+type fakeIAS struct {
+	ias.Client // not called
+	apps       []ias.Application
+	secrets    []ias.APISecret
+}
+
+func (f *fakeIAS) FindApplications(context.Context, string) ([]ias.Application, error) {
+	return f.apps, nil
+}
+
+func (f *fakeIAS) ListAPISecrets(context.Context, string) ([]ias.APISecret, error) {
+	return f.secrets, nil
+}
+
+// oneRuntime hands out the same runtime for every kubeconfig.
+type oneRuntime struct{ core corev1client.CoreV1Interface }
+
+func (r oneRuntime) For([]byte) (corev1client.CoreV1Interface, error) { return r.core, nil }
+
+func runtimeSecret(data map[string]string) *corev1.Secret {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kyma-system", Name: "eventing-webhook-auth"}, Type: corev1.SecretTypeOpaque, Data: map[string][]byte{}}
+	for k, v := range data {
+		s.Data[k] = []byte(v)
+	}
+	return s
+}
+
+func goodData() map[string]string {
+	return map[string]string{"client_id": clientID, "client_secret": value, "token_url": "https://t/oauth2/token", "certs_url": "https://t/oauth2/certs"}
+}
+
+// TestMigrateOneDecides: what a dry run says of one runtime in each state.
+func TestMigrateOneDecides(t *testing.T) {
+	ours := ias.APISecret{ID: "s1", Hint: "abcd", ClientID: clientID, Description: OperatorSecretDescription}
+	app := ias.Application{ID: appID, Name: id, ClientID: clientID}
+	cases := map[string]struct {
+		apps       []ias.Application
+		secrets    []ias.APISecret
+		onRuntime  *corev1.Secret
+		mgmt       []client.Object
+		want       Outcome
+		wantDetail string
+	}{
+		"FitsAndWouldBePrepared": {
+			apps: []ias.Application{app}, secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
+			want: WouldPrepare, wantDetail: "taking over IAS application " + appID + " and client secret abcd…",
+		},
+		"NoApp": {
+			secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
+			want: LeftAlone, wantDetail: "there is no IAS application named " + id,
+		},
+		"TwoApps": {
+			apps: []ias.Application{app, {ID: "other", Name: id}}, onRuntime: runtimeSecret(goodData()),
+			want: LeftAlone, wantDetail: "2 IAS applications are named " + id,
+		},
+		"RuntimeSecretMissing": {
+			apps: []ias.Application{app}, secrets: []ias.APISecret{ours},
+			want: LeftAlone, wantDetail: "is missing on the runtime",
+		},
+		"RuntimeSecretHoldsAnotherSecret": {
+			apps: []ias.Application{app}, secrets: []ias.APISecret{ours},
+			onRuntime: runtimeSecret(map[string]string{"client_id": clientID, "client_secret": "zzzzOTHER", "token_url": "u", "certs_url": "u"}),
+			want:      LeftAlone, wantDetail: "matches 0 of IAS application",
+		},
+		"RuntimeSecretNotOfTheOperatorsShape": {
+			apps: []ias.Application{app}, secrets: []ias.APISecret{ours},
+			onRuntime: runtimeSecret(map[string]string{"client_id": clientID, "client_secret": value}),
+			want:      LeftAlone, wantDetail: "is not the Opaque Secret with keys",
+		},
+		"SecretNotMarkedByTheOperator": {
+			apps: []ias.Application{app}, secrets: []ias.APISecret{{ID: "s1", Hint: "abcd", Description: "someone else"}},
+			onRuntime: runtimeSecret(goodData()),
+			want:      LeftAlone, wantDetail: "matches 0 of IAS application",
+		},
+		"ConnectionSecretWithOtherCredentials": {
+			apps: []ias.Application{app}, secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
+			mgmt: []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: id + "-ias"}, Data: map[string][]byte{"client_id": []byte("x")}}},
+			want: LeftAlone, wantDetail: "holds other credentials than the runtime",
+		},
+		"EventingAuthTheProviderMadeAlone": {
+			apps: []ias.Application{app}, secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
+			mgmt: []client.Object{composite()},
+			want: LeftAlone, wantDetail: "no migration prepared",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var rt []kruntime.Object
+			if tc.onRuntime != nil {
+				rt = append(rt, tc.onRuntime)
+			}
+			o := Options{
+				Kube:      managementCluster(t, tc.mgmt...),
+				IAS:       &fakeIAS{apps: tc.apps, secrets: tc.secrets},
+				Runtimes:  oneRuntime{core: k8sfake.NewClientset(rt...).CoreV1()},
+				Namespace: ns,
+				DryRun:    true,
+			}
+			var got []Result
+			o.Report = func(r Result) { got = append(got, r) }
+			if _, err := Run(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0].Outcome != tc.want || !strings.Contains(got[0].Detail, tc.wantDetail) {
+				t.Fatalf("got %+v, want %q with %q", got, tc.want, tc.wantDetail)
+			}
+		})
+	}
+}
+
+// TestRunRefusesWhileTheOperatorRuns: nothing is looked at while
+// eventing-auth-manager still has replicas.
+func TestRunRefusesWhileTheOperatorRuns(t *testing.T) {
+	op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "eventing-auth-manager"}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}}
+	o := Options{Kube: managementCluster(t, op), Namespace: ns, Operator: types.NamespacedName{Namespace: ns, Name: "eventing-auth-manager"}}
+	_, err := Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "--replicas=0") {
+		t.Fatalf("error %v, want a refusal that says how to stop the operator", err)
+	}
+}
+
+// managementCluster holds the Kyma CR, the old EventingAuth and the kubeconfig
+// of runtime-a, and objs.
+func managementCluster(t *testing.T, objs ...client.Object) client.Client {
+	t.Helper()
+	scheme := kruntime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = apis.AddToScheme(scheme)
+	kyma := &unstructured.Unstructured{}
+	kyma.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
+	kyma.SetNamespace(ns)
+	kyma.SetName(id)
+	old := &unstructured.Unstructured{}
+	old.SetGroupVersionKind(OperatorEventingAuthGroupVersionKind)
+	old.SetNamespace(ns)
+	old.SetName(id)
+	old.SetFinalizers([]string{OperatorFinalizer})
+	_ = unstructured.SetNestedField(old.Object, appID, "status", "iasApplication", "uuid")
+	kc := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kubeconfig-" + id}, Data: map[string][]byte{"config": []byte("k")}}
+	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(append([]client.Object{kyma, old, kc}, objs...)...).Build()
+}
+
+func composite() *unstructured.Unstructured {
+	xr := &unstructured.Unstructured{}
+	xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+	xr.SetNamespace(ns)
+	xr.SetName(id)
+	return xr
+}
