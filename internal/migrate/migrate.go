@@ -7,14 +7,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -108,7 +105,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if err := o.Kube.List(ctx, list, client.InNamespace(o.Namespace)); err != nil {
 		return nil, fmt.Errorf("cannot list eventing-auth-manager's EventingAuths in %s: %w", o.Namespace, err)
 	}
-	slices.SortFunc(list.Items, func(a, b unstructured.Unstructured) int { return compare(a.GetName(), b.GetName()) })
+	slices.SortFunc(list.Items, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
 	if o.Interval <= 0 {
 		o.Interval = 2 * time.Second
 	}
@@ -140,16 +137,6 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		}
 	}
 	return results, nil
-}
-
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // operatorStopped refuses while the old operator's Deployment has replicas:
@@ -203,23 +190,4 @@ func migrateOne(ctx context.Context, o Options, old *unstructured.Unstructured) 
 		return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}
 	}
 	return Result{Runtime: id, Outcome: Completed, Detail: fmt.Sprintf("IAS application %s and client secret %s… taken over; eventing-auth-manager's EventingAuth removed", s.app.ID, s.secret.Hint)}
-}
-
-// conditionTrue tells whether an object reports a condition of that type True.
-func conditionTrue(c resource.Conditioned, t xpv2.ConditionType) bool {
-	return resource.IsConditionTrue(c.GetCondition(t))
-}
-
-// controllerRefTo is a controller owner reference without blockOwnerDeletion,
-// which would need permission on the owner's finalizers.
-func controllerRefTo(o metav1.Object, gvk schema.GroupVersionKind) metav1.OwnerReference {
-	ref := metav1.NewControllerRef(o, gvk)
-	ref.BlockOwnerDeletion = nil
-	return *ref
-}
-
-// hasOwner tells whether s is controlled by the object with uid.
-func hasOwner(s *corev1.Secret, uid types.UID) bool {
-	c := metav1.GetControllerOf(s)
-	return c != nil && c.UID == uid
 }

@@ -272,7 +272,7 @@ func (s *state) readiness(ctx context.Context, o Options) string {
 	if err := o.Kube.Get(ctx, key, app); err != nil {
 		return fmt.Sprintf("the provider to compose IASApplication %s (%v)", s.id, client.IgnoreNotFound(err))
 	}
-	if !conditionTrue(app, xpv2.TypeReady) {
+	if !resource.IsConditionTrue(app.GetCondition(xpv2.TypeReady)) {
 		return fmt.Sprintf("IASApplication %s to become Ready%s", s.id, because(app.GetCondition(xpv2.TypeReady)))
 	}
 	if meta.GetExternalName(app) != s.app.ID || app.Status.AtProvider.SecretID != s.secret.ID {
@@ -283,7 +283,7 @@ func (s *state) readiness(ctx context.Context, o Options) string {
 	if err := o.Kube.Get(ctx, key, rs); err != nil {
 		return fmt.Sprintf("the provider to compose RuntimeSecret %s (%v)", s.id, client.IgnoreNotFound(err))
 	}
-	if !conditionTrue(rs, xpv2.TypeReady) {
+	if !resource.IsConditionTrue(rs.GetCondition(xpv2.TypeReady)) {
 		return fmt.Sprintf("RuntimeSecret %s to become Ready%s", s.id, because(rs.GetCondition(xpv2.TypeReady)))
 	}
 	return ""
@@ -307,9 +307,10 @@ func (s *state) finish(ctx context.Context, o Options) error {
 	if err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.id}, app); err != nil {
 		return err
 	}
-	if !hasOwner(s.conn, app.GetUID()) {
+	if !metav1.IsControlledBy(s.conn, app) {
+		// The owner reference the provider gives a connection Secret it creates.
 		conn := s.conn.DeepCopy()
-		conn.OwnerReferences = append(conn.OwnerReferences, controllerRefTo(app, iasv1alpha1.IASApplicationGroupVersionKind))
+		conn.OwnerReferences = append(conn.OwnerReferences, meta.AsController(meta.TypedReferenceTo(app, iasv1alpha1.IASApplicationGroupVersionKind)))
 		if err := o.Kube.Update(ctx, conn); err != nil {
 			return fmt.Errorf("cannot hand connection Secret %s to IASApplication %s: %w", s.connName(), s.id, err)
 		}

@@ -126,13 +126,14 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	}
 	c.cache.Add(key, cached{core: core, http: hc})
 	c.built.Add(1)
-	for n := int64(c.cache.Len()); ; {
+	n := c.cache.Len()
+	for {
 		p := c.peak.Load()
-		if n <= p || c.peak.CompareAndSwap(p, n) {
+		if int64(n) <= p || c.peak.CompareAndSwap(p, int64(n)) {
 			break
 		}
 	}
-	c.metrics.set(c.cache.Len())
+	c.metrics.set(n)
 	return core, nil
 }
 

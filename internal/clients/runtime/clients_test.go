@@ -2,12 +2,6 @@ package runtime
 
 import (
 	"context"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"sync"
-	"sync/atomic"
-
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -15,11 +9,17 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // caData is a real CA certificate, base64 as in a kubeconfig.
