@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -16,6 +15,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -309,49 +311,32 @@ func steadyLoad(ctx context.Context, b *testing.B, n int, ids []string, window t
 }
 
 // metricsSample is one scrape of the provider's metrics.
-type metricsSample map[string]float64
+type metricsSample map[string]*dto.MetricFamily
 
-// scrape reads the provider's Prometheus metrics.
+// scrape reads the provider's Prometheus metrics; none while it does not answer.
 func scrape(b *testing.B) metricsSample {
 	resp, err := http.Get(metricsURL)
 	if err != nil {
 		return metricsSample{}
 	}
 	defer resp.Body.Close()
-	out := metricsSample{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			continue
-		}
-		out[line[:i]] = v
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		b.Logf("cannot parse the provider's metrics: %v", err)
+		return metricsSample{}
 	}
-	return out
+	return families
 }
 
-// sum adds the series whose name starts with metric and whose labels hold all of want.
-func (m metricsSample) sum(metric string, want ...string) float64 {
+// sum adds the series of a counter or gauge whose controller label names kind.
+func (m metricsSample) sum(metric, kind string) float64 {
 	total := 0.0
-	for k, v := range m {
-		if !strings.HasPrefix(k, metric+"{") {
-			continue
-		}
-		ok := true
-		for _, w := range want {
-			ok = ok && strings.Contains(k, w)
-		}
-		if ok {
-			total += v
+	for _, s := range m[metric].GetMetric() {
+		for _, l := range s.GetLabel() {
+			if l.GetName() == "controller" && strings.Contains(l.GetValue(), kind) {
+				total += s.GetCounter().GetValue() + s.GetGauge().GetValue()
+			}
 		}
 	}
 	return total
