@@ -7,10 +7,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 core_version=v2.4.2
-functions=(
-  github.com/crossplane-contrib/function-go-templating@v0.12.3
-  github.com/crossplane-contrib/function-auto-ready@v0.7.0
-)
+mapfile -t functions < <(grep -v '^#' "$here/functions.txt")
 sum=$(cat "$here"/crossplane/go.{mod,sum} "$here"/crossplane-core/go.{mod,sum} <(printf '%s\n' "${functions[@]}") | sha256sum | cut -c1-12)
 cache_root=${XPKG_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-eventing-auth/crossplane}
 out="$cache_root/$sum"

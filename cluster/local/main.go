@@ -84,7 +84,7 @@ func run() error {
 		}
 		return localstack.Condition(xr, "Ready") == "True", nil
 	}); err != nil {
-		return fmt.Errorf("the EventingAuth did not become Ready: %w (provider log: %s)", err, s.Provider.Tail())
+		return fmt.Errorf("the EventingAuth did not become Ready: %w (provider log: %s)", err, s.Provider().Tail())
 	}
 	kubectl(s.MgmtKubeconfig, "get", "kymas,eventingauths.composite.eventingauth.kyma-project.io,iasapplications,runtimesecrets,usages.protection.crossplane.io", "-n", localstack.KCPNamespace)
 	kubectl(s.MgmtKubeconfig, "describe", "eventingauths.composite.eventingauth.kyma-project.io", runtimeID, "-n", localstack.KCPNamespace)

@@ -37,6 +37,9 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
 
+// version is the package version this binary was built for; hack/xpkg.sh sets it.
+var version = "dev"
+
 func main() {
 	var (
 		debug            = flag.Bool("debug", false, "Run with debug logging.")
@@ -142,7 +145,7 @@ func main() {
 		SetupFailed:        func(err error) { exitOn(err, "controller setup failed") },
 	}
 	exitOn(eacontroller.SetupGated(mgr, o), "cannot set up controllers")
-	log.Info("Starting provider", "poll", pollInterval.String(), "pollRate", *pollRate, "maxReconcileRate", *maxReconcileRate)
+	log.Info("Starting provider", "version", version, "poll", pollInterval.String(), "pollRate", *pollRate, "maxReconcileRate", *maxReconcileRate)
 	exitOn(mgr.Start(ctrl.SetupSignalHandler()), "cannot start controller manager")
 }
 

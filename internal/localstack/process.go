@@ -32,7 +32,9 @@ func (s *Stack) start(name string, env []string, bin string, args ...string) (*p
 		return nil, fmt.Errorf("cannot start %s: %w", name, err)
 	}
 	p := &process{name: name, cmd: cmd, log: log}
+	s.mu.Lock()
 	s.procs = append(s.procs, p)
+	s.mu.Unlock()
 	go func() { _ = cmd.Wait(); _ = f.Close() }()
 	return p, nil
 }
@@ -46,6 +48,9 @@ func (p *process) stop() {
 
 // Tail is the end of a process's log, for error messages.
 func (p *process) Tail() string {
+	if p == nil {
+		return "(not started)"
+	}
 	b, _ := os.ReadFile(p.log)
 	if len(b) > 3000 {
 		b = b[len(b)-3000:]

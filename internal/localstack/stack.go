@@ -10,9 +10,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,7 +20,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,6 +51,10 @@ type Options struct {
 	// ProviderLater leaves the provider to StartProvider, for what must happen
 	// before it runs (a migration, for one).
 	ProviderLater bool
+	// Inactive leaves out the ManagedResourceActivationPolicy of
+	// cluster/install.yaml: the provider's managed resource definitions stay
+	// inactive (safe-start) until Activate.
+	Inactive bool
 }
 
 // Stack is a running local installation.
@@ -65,31 +68,41 @@ type Stack struct {
 	RuntimeKubeconfigData []byte
 	// Sim is the IAS tenant.
 	Sim *iassim.Running
-	// Provider is the provider's process.
-	Provider *process
+	// Registry is the host:port of the OCI registry on loopback.
+	Registry string
 
 	o             Options
 	mgmt, runtime *envtest.Environment
+	pkgRuntime    *packageRuntime
+	pushed        map[string]bool
+	mu            sync.Mutex // guards procs
 	procs         []*process
+	closers       []func()
 }
+
+// InstallVersion is the version the stack publishes and cluster/install.yaml installs.
+const InstallVersion = "v0.1.0"
 
 // Start brings the stack up; on failure what was started is stopped again.
 func Start(ctx context.Context, o Options) (*Stack, error) {
-	s := &Stack{Work: o.Work, o: o}
+	s := &Stack{Work: o.Work, o: o, pushed: map[string]bool{}}
 	steps := []struct {
 		what string
 		run  func(context.Context) error
 	}{
 		{"start the management cluster and the Kyma runtime", s.controlPlanes},
-		{"start the composition functions and Crossplane core", s.crossplane},
-		{"install the EventingAuth definition and composition", s.configuration},
+		{"serve an OCI registry on loopback and publish the packages " + InstallVersion + " to it", s.publish},
+		{"start Crossplane core and the package runtime", s.crossplane},
+		{"install the Configuration package with cluster/install.yaml", s.install},
 		// After the XRD: the collector learns new kinds only every 30s.
 		{"start kube-controller-manager's garbage collector", s.garbageCollector},
 		{"start the IAS simulator", s.tenant},
-		{"start the provider", s.provider},
 	}
-	if o.ProviderLater {
-		steps = steps[:len(steps)-1]
+	if !o.ProviderLater {
+		steps = append(steps, struct {
+			what string
+			run  func(context.Context) error
+		}{"run the provider", s.StartProvider})
 	}
 	for _, st := range steps {
 		if err := st.run(ctx); err != nil {
@@ -102,8 +115,14 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 
 // Stop ends every process and control plane.
 func (s *Stack) Stop() {
-	for i := len(s.procs) - 1; i >= 0; i-- {
-		s.procs[i].stop()
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.mu.Lock()
+	procs := s.procs
+	s.mu.Unlock()
+	for i := len(procs) - 1; i >= 0; i-- {
+		procs[i].stop()
 	}
 	if s.Sim != nil {
 		_ = s.Sim.Close()
@@ -115,11 +134,20 @@ func (s *Stack) Stop() {
 	}
 }
 
+// Provider is the running provider's process; nil before it starts.
+func (s *Stack) Provider() *process {
+	if s.pkgRuntime == nil {
+		return nil
+	}
+	return s.pkgRuntime.current()
+}
+
 func (s *Stack) controlPlanes(ctx context.Context) error {
 	s.mgmt = &envtest.Environment{
 		CRDDirectoryPaths: []string{
 			filepath.Join(s.o.Tools, "crds"),
-			filepath.Join(s.o.Root, "package", "crds"),
+			// The Kyma CRD, which the lifecycle manager installs in a landscape,
+			// and eventing-auth-manager's, for the migration.
 			filepath.Join(s.o.Root, "test", "crds"),
 		},
 		ErrorIfCRDPathMissing: true,
@@ -193,41 +221,16 @@ func (s *Stack) garbageCollector(ctx context.Context) error {
 	return waitListening(ctx, p, addr)
 }
 
-// Functions of the Composition, by the names Crossplane gives dependencies.
-var functions = []struct{ name, binary, pkg string }{
-	{"crossplane-contrib-function-go-templating", "function-go-templating", "xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.12.3"},
-	{"crossplane-contrib-function-auto-ready", "function-auto-ready", "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0"},
-}
-
-// crossplane starts the functions over mTLS and Crossplane core with the
-// External package runtime: nothing is pulled, each FunctionRevision's endpoint
-// is set to a function running here, and the Usage webhook is registered by URL.
+// crossplane starts Crossplane core with the External package runtime: it
+// installs packages and leaves running them to the package runtime here, which
+// starts each function over mTLS and the provider as local processes. The
+// Usage webhook is registered by URL.
 func (s *Stack) crossplane(ctx context.Context) error {
 	ca, err := newCA()
 	if err != nil {
 		return err
 	}
 	certs := filepath.Join(s.Work, "certs")
-	for i, f := range functions {
-		dir := filepath.Join(certs, f.binary)
-		if err := ca.writeCerts(dir, f.binary, int64(10+i)); err != nil {
-			return err
-		}
-		addr, err := freeAddr()
-		if err != nil {
-			return err
-		}
-		p, err := s.start(f.binary, []string{"TLS_SERVER_CERTS_DIR=" + dir}, filepath.Join(s.o.Tools, f.binary), "--address="+addr)
-		if err != nil {
-			return err
-		}
-		if err := waitListening(ctx, p, addr); err != nil {
-			return err
-		}
-		if err := s.functionRevision(ctx, f.name, f.pkg, addr); err != nil {
-			return err
-		}
-	}
 	for i, d := range []string{"core-client", "core-server"} {
 		if err := ca.writeCerts(filepath.Join(certs, d), "crossplane", int64(2+i)); err != nil {
 			return err
@@ -242,6 +245,13 @@ func (s *Stack) crossplane(ctx context.Context) error {
 		ports[i] = a[strings.LastIndex(a, ":")+1:]
 	}
 	webhook := "127.0.0.1:" + ports[0]
+	// The package manager does not make its cache directory; without one no
+	// package can be parsed.
+	for _, d := range []string{"xpkg-cache", "xfn-cache"} {
+		if err := os.MkdirAll(filepath.Join(s.Work, d), 0o755); err != nil {
+			return err
+		}
+	}
 	p, err := s.start("crossplane", []string{"KUBECONFIG=" + s.MgmtKubeconfig, "POD_NAMESPACE=" + CrossplaneNamespace},
 		filepath.Join(s.o.Tools, "crossplane-core"), "core", "start",
 		"--package-runtime=External",
@@ -254,6 +264,9 @@ func (s *Stack) crossplane(ctx context.Context) error {
 		return err
 	}
 	if err := waitListening(ctx, p, webhook); err != nil {
+		return err
+	}
+	if err := s.startPackageRuntime(ca); err != nil {
 		return err
 	}
 	return s.apply(ctx, fmt.Sprintf(`
@@ -280,57 +293,17 @@ webhooks:
 `, webhook, b64(ca.pem)))
 }
 
-// functionRevision records a function as installed and active at addr.
-func (s *Stack) functionRevision(ctx context.Context, name, pkg, addr string) error {
-	rev := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "pkg.crossplane.io/v1",
-		"kind":       "FunctionRevision",
-		"metadata":   map[string]any{"name": name + "-local", "labels": map[string]any{"pkg.crossplane.io/package": name}},
-		"spec": map[string]any{
-			"desiredState": "Active", "image": pkg, "package": pkg, "revision": int64(1),
-			"ignoreCrossplaneConstraints": true, "skipDependencyResolution": true,
-		},
-	}}
-	if err := s.Kube.Create(ctx, rev); err != nil {
+// publish serves the registry and publishes the packages of InstallVersion.
+func (s *Stack) publish(ctx context.Context) error {
+	if err := s.registry(ctx); err != nil {
 		return err
 	}
-	rev.Object["status"] = map[string]any{"endpoint": addr, "capabilities": []any{"composition"}}
-	return s.Kube.Status().Update(ctx, rev)
+	return s.Publish(ctx, InstallVersion)
 }
 
-// configuration installs the XRD and the Composition of the Configuration
-// package, and waits until Crossplane serves EventingAuth.
-func (s *Stack) configuration(ctx context.Context) error {
-	for _, f := range []string{"definition.yaml", "composition.yaml"} {
-		b, err := os.ReadFile(filepath.Join(s.o.Root, "package", "configuration", f))
-		if err != nil {
-			return err
-		}
-		if err := s.apply(ctx, string(b)); err != nil {
-			return err
-		}
-	}
-	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		err := s.Kube.Get(ctx, client.ObjectKey{Name: "eventingauths.composite.eventingauth.kyma-project.io"}, crd)
-		if err != nil {
-			return false, client.IgnoreNotFound(err)
-		}
-		for _, c := range crd.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		return fmt.Errorf("EventingAuth is not served: %w", err)
-	}
-	return nil
-}
-
-// StartProvider builds and runs the provider binary (with ProviderLater).
-func (s *Stack) StartProvider(ctx context.Context) error { return s.provider(ctx) }
+// StartProvider lets the package runtime run the provider (with
+// ProviderLater) and waits until it does.
+func (s *Stack) StartProvider(ctx context.Context) error { return s.pkgRuntime.allowProvider(ctx) }
 
 // tenant starts the IAS simulator and writes the IAS credentials and the
 // default ClusterProviderConfig.
@@ -359,20 +332,6 @@ spec:
 		return err
 	}
 	return nil
-}
-
-// provider builds and runs the provider binary.
-func (s *Stack) provider(ctx context.Context) error {
-	bin := filepath.Join(s.Work, "provider")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/provider")
-	build.Dir = s.o.Root
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("cannot build the provider: %v\n%s", err, out)
-	}
-	args := append([]string{"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0"}, s.o.ProviderArgs...)
-	var err error
-	s.Provider, err = s.start("provider", []string{"KUBECONFIG=" + s.MgmtKubeconfig}, bin, args...)
-	return err
 }
 
 // apply creates the objects of a YAML stream.

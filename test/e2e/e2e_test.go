@@ -40,7 +40,7 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	defer s.Stop()
 	defer func() {
 		if t.Failed() {
-			t.Logf("logs are in %s; provider log tail:\n%s", s.Work, s.Provider.Tail())
+			t.Logf("logs are in %s; provider log tail:\n%s", s.Work, s.Provider().Tail())
 		}
 	}()
 	const timeout, interval = 2 * time.Minute, 250 * time.Millisecond

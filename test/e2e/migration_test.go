@@ -66,8 +66,8 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	defer s.Stop()
 	defer func() {
-		if t.Failed() && s.Provider != nil {
-			t.Logf("logs are in %s; provider log tail:\n%s", s.Work, s.Provider.Tail())
+		if t.Failed() {
+			t.Logf("logs are in %s; provider log tail:\n%s", s.Work, s.Provider().Tail())
 		}
 	}()
 	proxy, err := newRuntimeProxy(s.RuntimeKubeconfig)

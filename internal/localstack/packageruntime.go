@@ -1,0 +1,310 @@
+package localstack
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// The package runtime: Crossplane core runs with --package-runtime=External, so
+// it installs packages but starts nothing. packageRuntime does that part here:
+// each active FunctionRevision gets its function as a local process and its
+// status.endpoint, and the active revision of the provider's package runs as a
+// local process from the binary in that package's runtime image. A new active
+// provider revision (an upgrade) replaces the process.
+type packageRuntime struct {
+	s    *Stack
+	ca   *ca
+	log  io.Writer
+	stop context.CancelFunc
+	done chan struct{}
+
+	mu sync.Mutex
+	// providerAllowed gates the provider (Options.ProviderLater).
+	providerAllowed bool
+	provider        *process
+	providerRev     string
+	functions       map[string]string // function name -> address
+}
+
+// ProviderRepository is the provider package's repository.
+const ProviderRepository = "kyma-project/provider-eventing-auth"
+
+func (s *Stack) startPackageRuntime(ca *ca) error {
+	f, err := os.Create(filepath.Join(s.Work, "package-runtime.log"))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &packageRuntime{s: s, ca: ca, log: f, stop: cancel, done: make(chan struct{}), functions: map[string]string{}, providerAllowed: !s.o.ProviderLater}
+	s.pkgRuntime = r
+	go func() {
+		defer close(r.done)
+		defer f.Close() //nolint:errcheck // A log.
+		for ctx.Err() == nil {
+			if err := r.sync(ctx); err != nil && ctx.Err() == nil {
+				fmt.Fprintf(f, "%s %v\n", time.Now().Format(time.RFC3339), err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+	s.closers = append(s.closers, func() { cancel(); <-r.done })
+	return nil
+}
+
+// sync brings the processes in line with the active revisions.
+func (r *packageRuntime) sync(ctx context.Context) error {
+	var errs []error
+	fns := &unstructured.UnstructuredList{}
+	fns.SetAPIVersion("pkg.crossplane.io/v1")
+	fns.SetKind("FunctionRevisionList")
+	if err := r.s.Kube.List(ctx, fns); err != nil {
+		return err
+	}
+	for i := range fns.Items {
+		errs = append(errs, r.function(ctx, &fns.Items[i]))
+	}
+	provs := &unstructured.UnstructuredList{}
+	provs.SetAPIVersion("pkg.crossplane.io/v1")
+	provs.SetKind("ProviderRevisionList")
+	if err := r.s.Kube.List(ctx, provs); err != nil {
+		return err
+	}
+	for i := range provs.Items {
+		errs = append(errs, r.providerRevision(ctx, &provs.Items[i]))
+	}
+	return errors.Join(errs...)
+}
+
+// function runs the function of an active revision and records its endpoint.
+func (r *packageRuntime) function(ctx context.Context, rev *unstructured.Unstructured) error {
+	if state, _, _ := unstructured.NestedString(rev.Object, "spec", "desiredState"); state != "Active" {
+		return nil
+	}
+	pkg, _, _ := unstructured.NestedString(rev.Object, "spec", "image")
+	fn, err := repositoryBase(pkg)
+	if err != nil {
+		return err
+	}
+	addr, err := r.functionProcess(ctx, fn)
+	if err != nil {
+		return err
+	}
+	return r.setStatus(ctx, rev, filepath.Join(r.s.Work, "certs", fn), map[string]string{"endpoint": addr})
+}
+
+// setStatus records what core waits for from a package runtime: the Secret
+// with the revision's TLS server certificate (core reads it before it
+// installs a package's objects) and, for a function, its endpoint.
+func (r *packageRuntime) setStatus(ctx context.Context, rev *unstructured.Unstructured, certs string, fields map[string]string) error {
+	name := rev.GetName() + "-tls-server"
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: CrossplaneNamespace}, Data: map[string][]byte{}}
+	for _, f := range []string{"tls.crt", "tls.key", "ca.crt"} {
+		b, err := os.ReadFile(filepath.Join(certs, f))
+		if err != nil {
+			return err
+		}
+		secret.Data[f] = b
+	}
+	if err := r.s.Kube.Create(ctx, secret); err != nil && !kerrors.IsAlreadyExists(err) {
+		return err
+	}
+	fields["tlsServerSecretName"] = name
+	changed := false
+	for k, v := range fields {
+		if got, _, _ := unstructured.NestedString(rev.Object, "status", k); got != v {
+			if err := unstructured.SetNestedField(rev.Object, v, "status", k); err != nil {
+				return err
+			}
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	// A conflict with core's own status write is retried on the next sync.
+	return client.IgnoreNotFound(r.s.Kube.Status().Update(ctx, rev))
+}
+
+// functionProcess starts a function over mTLS once and returns its address.
+func (r *packageRuntime) functionProcess(ctx context.Context, fn string) (string, error) {
+	if addr, ok := r.functions[fn]; ok {
+		return addr, nil
+	}
+	bin := filepath.Join(r.s.o.Tools, fn)
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("no local build of function %s: %w", fn, err)
+	}
+	dir := filepath.Join(r.s.Work, "certs", fn)
+	if err := r.ca.writeCerts(dir, fn, int64(10+len(r.functions))); err != nil {
+		return "", err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return "", err
+	}
+	p, err := r.s.start(fn, []string{"TLS_SERVER_CERTS_DIR=" + dir}, bin, "--address="+addr)
+	if err != nil {
+		return "", err
+	}
+	if err := waitListening(ctx, p, addr); err != nil {
+		return "", err
+	}
+	r.functions[fn] = addr
+	return addr, nil
+}
+
+// providerRevision runs the provider of the active revision of its package,
+// replacing the process of a previous revision.
+func (r *packageRuntime) providerRevision(ctx context.Context, rev *unstructured.Unstructured) error {
+	pkg, _, _ := unstructured.NestedString(rev.Object, "spec", "image")
+	ref, err := name.ParseReference(pkg)
+	if err != nil || ref.Context().RepositoryStr() != ProviderRepository {
+		return err
+	}
+	if state, _, _ := unstructured.NestedString(rev.Object, "spec", "desiredState"); state != "Active" {
+		return nil
+	}
+	certs := filepath.Join(r.s.Work, "certs", "provider")
+	if _, err := os.Stat(filepath.Join(certs, "tls.crt")); err != nil {
+		if err := r.ca.writeCerts(certs, "provider", 9); err != nil {
+			return err
+		}
+	}
+	if err := r.setStatus(ctx, rev, certs, map[string]string{}); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.providerAllowed || r.providerRev == rev.GetName() {
+		return nil
+	}
+	image, _, _ := unstructured.NestedString(rev.Object, "status", "resolvedImage")
+	if image == "" {
+		image = r.s.Mirrored(pkg)
+	}
+	bin := filepath.Join(r.s.Work, "revisions", rev.GetName(), "provider")
+	if err := r.extractProvider(ctx, image, bin); err != nil {
+		return fmt.Errorf("cannot take the provider binary out of %s: %w", image, err)
+	}
+	if r.provider != nil {
+		r.provider.stop()
+	}
+	args := append([]string{"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0"}, r.s.o.ProviderArgs...)
+	p, err := r.s.start("provider-"+rev.GetName(), []string{"KUBECONFIG=" + r.s.MgmtKubeconfig}, bin, args...)
+	if err != nil {
+		return err
+	}
+	r.provider, r.providerRev = p, rev.GetName()
+	return nil
+}
+
+// extractProvider writes the provider binary of a package's runtime image.
+func (r *packageRuntime) extractProvider(ctx context.Context, image, to string) error {
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	export := exec.CommandContext(ctx, filepath.Join(r.s.o.Tools, "crane"), "export", image, "-")
+	out, err := export.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr strings.Builder
+	export.Stderr = &stderr
+	if err := export.Start(); err != nil {
+		return err
+	}
+	found, copyErr := copyFromTar(out, "usr/local/bin/provider", to)
+	_, _ = io.Copy(io.Discard, out)
+	if err := export.Wait(); err != nil {
+		return fmt.Errorf("crane export: %v: %s", err, stderr.String())
+	}
+	if copyErr != nil {
+		return copyErr
+	}
+	if !found {
+		return errors.New("the image has no usr/local/bin/provider")
+	}
+	return nil
+}
+
+// copyFromTar writes the file at name in a tar stream to a new executable.
+func copyFromTar(stream io.Reader, name, to string) (bool, error) {
+	tr := tar.NewReader(stream)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if strings.TrimPrefix(h.Name, "/") != name {
+			continue
+		}
+		f, err := os.OpenFile(to, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
+		if err != nil {
+			return false, err
+		}
+		if _, err := io.Copy(f, tr); err != nil {
+			_ = f.Close()
+			return false, err
+		}
+		return true, f.Close()
+	}
+}
+
+// repositoryBase is the last element of a package's repository, e.g.
+// function-auto-ready.
+func repositoryBase(pkg string) (string, error) {
+	ref, err := name.ParseReference(pkg)
+	if err != nil {
+		return "", err
+	}
+	return path.Base(ref.Context().RepositoryStr()), nil
+}
+
+// allowProvider lets the provider start (Options.ProviderLater) and waits until
+// it runs.
+func (r *packageRuntime) allowProvider(ctx context.Context) error {
+	r.mu.Lock()
+	r.providerAllowed = true
+	r.mu.Unlock()
+	for {
+		if p := r.current(); p != nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			b, _ := os.ReadFile(filepath.Join(r.s.Work, "package-runtime.log"))
+			return fmt.Errorf("no active revision of the provider's package ran: %w\n%s", ctx.Err(), b)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// current is the provider's process, nil before it starts.
+func (r *packageRuntime) current() *process {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.provider
+}
