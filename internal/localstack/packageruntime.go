@@ -40,7 +40,7 @@ type packageRuntime struct {
 	providerAllowed bool
 	provider        *process
 	providerRev     string
-	functions       map[string]string // function name -> address
+	functions       map[string]functionProcess // by function name
 }
 
 // ProviderRepository is the provider package's repository.
@@ -52,7 +52,7 @@ func (s *Stack) startPackageRuntime(ca *ca) error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &packageRuntime{s: s, ca: ca, log: f, stop: cancel, done: make(chan struct{}), functions: map[string]string{}, providerAllowed: !s.o.ProviderLater}
+	r := &packageRuntime{s: s, ca: ca, log: f, stop: cancel, done: make(chan struct{}), functions: map[string]functionProcess{}, providerAllowed: !s.o.ProviderLater}
 	s.pkgRuntime = r
 	go func() {
 		defer close(r.done)
@@ -105,17 +105,19 @@ func (r *packageRuntime) function(ctx context.Context, rev *unstructured.Unstruc
 	if err != nil {
 		return err
 	}
-	addr, err := r.functionProcess(ctx, fn)
+	fp, err := r.functionProcess(ctx, fn)
 	if err != nil {
 		return err
 	}
-	return r.setStatus(ctx, rev, filepath.Join(r.s.Work, "certs", fn), map[string]string{"endpoint": addr})
+	return r.setStatus(ctx, rev, filepath.Join(r.s.Work, "certs", fn), map[string]string{"endpoint": fp.addr}, fp.p)
 }
 
 // setStatus records what core waits for from a package runtime: the Secret
 // with the revision's TLS server certificate (core reads it before it
-// installs a package's objects) and, for a function, its endpoint.
-func (r *packageRuntime) setStatus(ctx context.Context, rev *unstructured.Unstructured, certs string, fields map[string]string) error {
+// installs a package's objects), for a function its endpoint, and whether the
+// process that runs the revision is up (condition RuntimeHealthy; left alone
+// while no process runs it).
+func (r *packageRuntime) setStatus(ctx context.Context, rev *unstructured.Unstructured, certs string, fields map[string]string, p *process) error {
 	name := rev.GetName() + "-tls-server"
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: CrossplaneNamespace}, Data: map[string][]byte{}}
 	for _, f := range []string{"tls.crt", "tls.key", "ca.crt"} {
@@ -138,6 +140,13 @@ func (r *packageRuntime) setStatus(ctx context.Context, rev *unstructured.Unstru
 			changed = true
 		}
 	}
+	if p != nil {
+		c := map[string]any{"type": "RuntimeHealthy", "status": "True", "reason": "HealthyPackageRevision", "message": ""}
+		if !p.Running() {
+			c["status"], c["reason"], c["message"] = "False", "UnhealthyPackageRevision", p.name+" exited; its log is "+p.log
+		}
+		changed = setCondition(rev, c) || changed
+	}
 	if !changed {
 		return nil
 	}
@@ -145,32 +154,38 @@ func (r *packageRuntime) setStatus(ctx context.Context, rev *unstructured.Unstru
 	return client.IgnoreNotFound(r.s.Kube.Status().Update(ctx, rev))
 }
 
-// functionProcess starts a function over mTLS once and returns its address.
-func (r *packageRuntime) functionProcess(ctx context.Context, fn string) (string, error) {
-	if addr, ok := r.functions[fn]; ok {
-		return addr, nil
+// functionProcess is a function running at addr.
+type functionProcess struct {
+	p    *process
+	addr string
+}
+
+// functionProcess starts a function over mTLS once.
+func (r *packageRuntime) functionProcess(ctx context.Context, fn string) (functionProcess, error) {
+	if fp, ok := r.functions[fn]; ok {
+		return fp, nil
 	}
 	bin := filepath.Join(r.s.o.Tools, fn)
 	if _, err := os.Stat(bin); err != nil {
-		return "", fmt.Errorf("no local build of function %s: %w", fn, err)
+		return functionProcess{}, fmt.Errorf("no local build of function %s: %w", fn, err)
 	}
 	dir := filepath.Join(r.s.Work, "certs", fn)
 	if err := r.ca.writeCerts(dir, fn, int64(10+len(r.functions))); err != nil {
-		return "", err
+		return functionProcess{}, err
 	}
 	addr, err := freeAddr()
 	if err != nil {
-		return "", err
+		return functionProcess{}, err
 	}
 	p, err := r.s.start(fn, []string{"TLS_SERVER_CERTS_DIR=" + dir}, bin, "--address="+addr)
 	if err != nil {
-		return "", err
+		return functionProcess{}, err
 	}
 	if err := waitListening(ctx, p, addr); err != nil {
-		return "", err
+		return functionProcess{}, err
 	}
-	r.functions[fn] = addr
-	return addr, nil
+	r.functions[fn] = functionProcess{p: p, addr: addr}
+	return r.functions[fn], nil
 }
 
 // providerRevision runs the provider of the active revision of its package,
@@ -190,13 +205,20 @@ func (r *packageRuntime) providerRevision(ctx context.Context, rev *unstructured
 			return err
 		}
 	}
-	if err := r.setStatus(ctx, rev, certs, map[string]string{}); err != nil {
-		return err
-	}
+	p, err := r.providerProcess(ctx, rev, pkg)
+	return errors.Join(err, r.setStatus(ctx, rev, certs, map[string]string{}, p))
+}
+
+// providerProcess runs the provider of an active revision, replacing the
+// process of a previous revision; nil while the provider is held back.
+func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.Unstructured, pkg string) (*process, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.providerAllowed || r.providerRev == rev.GetName() {
-		return nil
+	if !r.providerAllowed {
+		return nil, nil
+	}
+	if r.providerRev == rev.GetName() {
+		return r.provider, nil
 	}
 	image, _, _ := unstructured.NestedString(rev.Object, "status", "resolvedImage")
 	if image == "" {
@@ -204,7 +226,7 @@ func (r *packageRuntime) providerRevision(ctx context.Context, rev *unstructured
 	}
 	bin := filepath.Join(r.s.Work, "revisions", rev.GetName(), "provider")
 	if err := r.extractProvider(ctx, image, bin); err != nil {
-		return fmt.Errorf("cannot take the provider binary out of %s: %w", image, err)
+		return nil, fmt.Errorf("cannot take the provider binary out of %s: %w", image, err)
 	}
 	if r.provider != nil {
 		r.provider.stop()
@@ -212,10 +234,33 @@ func (r *packageRuntime) providerRevision(ctx context.Context, rev *unstructured
 	args := append([]string{"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0"}, r.s.o.ProviderArgs...)
 	p, err := r.s.start("provider-"+rev.GetName(), []string{"KUBECONFIG=" + r.s.MgmtKubeconfig}, bin, args...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.provider, r.providerRev = p, rev.GetName()
-	return nil
+	return p, nil
+}
+
+// setCondition puts a condition into an object's status.conditions; the
+// transition time moves only when the status does. It tells whether anything
+// changed.
+func setCondition(u *unstructured.Unstructured, c map[string]any) bool {
+	cs, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	c["lastTransitionTime"] = metav1.Now().UTC().Format(time.RFC3339)
+	for i, e := range cs {
+		old, ok := e.(map[string]any)
+		if !ok || old["type"] != c["type"] {
+			continue
+		}
+		if old["status"] == c["status"] && old["reason"] == c["reason"] && old["message"] == c["message"] {
+			return false
+		}
+		if old["status"] == c["status"] {
+			c["lastTransitionTime"] = old["lastTransitionTime"]
+		}
+		cs[i] = c
+		return unstructured.SetNestedSlice(u.Object, cs, "status", "conditions") == nil
+	}
+	return unstructured.SetNestedSlice(u.Object, append(cs, c), "status", "conditions") == nil
 }
 
 // extractProvider writes the provider binary of a package's runtime image.

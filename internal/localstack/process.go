@@ -15,6 +15,7 @@ type process struct {
 	name string
 	cmd  *exec.Cmd
 	log  string
+	done chan struct{} // closed when the process has exited
 }
 
 // start runs a program with its output in <work>/<name>.log.
@@ -31,11 +32,11 @@ func (s *Stack) start(name string, env []string, bin string, args ...string) (*p
 		_ = f.Close()
 		return nil, fmt.Errorf("cannot start %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, log: log}
+	p := &process{name: name, cmd: cmd, log: log, done: make(chan struct{})}
 	s.mu.Lock()
 	s.procs = append(s.procs, p)
 	s.mu.Unlock()
-	go func() { _ = cmd.Wait(); _ = f.Close() }()
+	go func() { _ = cmd.Wait(); _ = f.Close(); close(p.done) }()
 	return p, nil
 }
 
@@ -43,6 +44,32 @@ func (s *Stack) start(name string, env []string, bin string, args ...string) (*p
 func (p *process) stop() {
 	if p.cmd.Process != nil {
 		_ = p.cmd.Process.Kill()
+	}
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// Log is everything the process wrote.
+func (p *process) Log() string {
+	if p == nil {
+		return ""
+	}
+	b, _ := os.ReadFile(p.log)
+	return string(b)
+}
+
+// Running tells whether the process has not exited.
+func (p *process) Running() bool {
+	if p == nil {
+		return false
+	}
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
 	}
 }
 
@@ -76,7 +103,7 @@ func waitListening(ctx context.Context, p *process, addr string) error {
 			_ = c.Close()
 			return nil
 		}
-		if p.cmd.ProcessState != nil {
+		if !p.Running() {
 			return fmt.Errorf("%s exited: %s", p.name, p.Tail())
 		}
 		select {

@@ -1,9 +1,10 @@
 //go:build e2e
 
-// Package e2e runs the whole flow on this machine: Crossplane core, the
-// composition functions, kube-controller-manager's garbage collector, the
-// provider and the IAS simulator as local processes against two local API
-// servers. Run by `make e2e`.
+// Package e2e runs the whole flow on this machine as a user installs it:
+// Crossplane core's package manager installs the packages built here from an
+// OCI registry on loopback; the composition functions, kube-controller-manager's
+// garbage collector, the provider and the IAS simulator run as local processes
+// against two local API servers. Run by `make e2e`.
 package e2e
 
 import (
@@ -44,6 +45,9 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 		}
 	}()
 	const timeout, interval = 2 * time.Minute, 250 * time.Millisecond
+
+	// Installed by Crossplane's package manager from cluster/install.yaml.
+	g.Eventually(func(g Gomega) { expectInstalled(g, ctx, s, localstack.InstallVersion) }, timeout, interval).Should(Succeed())
 
 	// The runtime exists: its kyma-system namespace and its kubeconfig Secret.
 	g.Expect(s.AddRuntime(ctx, runtimeID)).To(Succeed())

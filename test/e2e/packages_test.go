@@ -1,0 +1,74 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"strings"
+
+	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
+)
+
+// Names the package manager gives what cluster/install.yaml pulls in.
+const (
+	configurationName = "configuration-eventing-auth"
+	providerName      = "kyma-project-provider-eventing-auth"
+)
+
+var functionNames = []string{"crossplane-contrib-function-go-templating", "crossplane-contrib-function-auto-ready"}
+
+// pkgObject reads a cluster-scoped object of Crossplane's package or
+// extension APIs.
+func pkgObject(ctx context.Context, s *localstack.Stack, apiVersion, kind, name string) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	return u, s.Kube.Get(ctx, client.ObjectKey{Name: name}, u)
+}
+
+// expectInstalled checks what a user checks after applying cluster/install.yaml:
+// every package Installed and Healthy, the managed resource definitions
+// active, and the provider's CRDs controlled by its active revision.
+func expectInstalled(g Gomega, ctx context.Context, s *localstack.Stack, version string) {
+	pkgs := map[string]string{"Configuration": configurationName, "Provider": providerName}
+	for _, fn := range functionNames {
+		pkgs["Function/"+fn] = fn
+	}
+	for kind, name := range pkgs {
+		kind, _, _ = strings.Cut(kind, "/")
+		p, err := pkgObject(ctx, s, "pkg.crossplane.io/v1", kind, name)
+		g.Expect(err).NotTo(HaveOccurred(), "%s %s", kind, name)
+		g.Expect(localstack.Condition(p, "Installed")).To(Equal("True"), "%s %s: %v", kind, name, p.Object["status"])
+		g.Expect(localstack.Condition(p, "Healthy")).To(Equal("True"), "%s %s: %v", kind, name, p.Object["status"])
+	}
+	for _, name := range []string{configurationName, providerName} {
+		kind := map[string]string{configurationName: "Configuration", providerName: "Provider"}[name]
+		p, err := pkgObject(ctx, s, "pkg.crossplane.io/v1", kind, name)
+		g.Expect(err).NotTo(HaveOccurred())
+		id, _, _ := unstructured.NestedString(p.Object, "status", "currentIdentifier")
+		g.Expect(id).To(HaveSuffix(":"+version), "%s %s", kind, name)
+	}
+	prov, err := pkgObject(ctx, s, "pkg.crossplane.io/v1", "Provider", providerName)
+	g.Expect(err).NotTo(HaveOccurred())
+	rev, _, _ := unstructured.NestedString(prov.Object, "status", "currentRevision")
+	for _, name := range localstack.ManagedCRDs {
+		mrd, err := pkgObject(ctx, s, "apiextensions.crossplane.io/v1alpha1", "ManagedResourceDefinition", name)
+		g.Expect(err).NotTo(HaveOccurred(), name)
+		state, _, _ := unstructured.NestedString(mrd.Object, "spec", "state")
+		g.Expect(state).To(Equal("Active"), name)
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: name}, crd)).To(Succeed())
+		owner := metav1.GetControllerOf(crd)
+		g.Expect(owner).NotTo(BeNil(), "CRD %s has no controller", name)
+		g.Expect(owner.Kind + "/" + owner.Name).To(Equal("ProviderRevision/"+rev), "CRD %s", name)
+		owner = metav1.GetControllerOf(mrd)
+		g.Expect(owner).NotTo(BeNil(), "MRD %s has no controller", name)
+		g.Expect(owner.Kind + "/" + owner.Name).To(Equal("ProviderRevision/"+rev), "MRD %s", name)
+	}
+}
