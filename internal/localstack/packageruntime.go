@@ -40,8 +40,13 @@ type packageRuntime struct {
 	providerAllowed bool
 	provider        *process
 	providerRev     string
+	providerExited  time.Time
+	restarts        int
 	functions       map[string]functionProcess // by function name
 }
+
+// restartDelay is how long an exited provider stays down before it is restarted.
+const restartDelay = 2 * time.Second
 
 // ProviderRepository is the provider package's repository.
 const ProviderRepository = "kyma-project/provider-eventing-auth"
@@ -218,7 +223,12 @@ func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.
 		return nil, nil
 	}
 	if r.providerRev == rev.GetName() {
-		return r.provider, nil
+		if r.provider.Running() || time.Since(r.providerExited) < restartDelay {
+			return r.provider, nil
+		}
+		// Restarted as a pod's container would be; counted, so tests see it.
+		r.restarts++
+		fmt.Fprintf(r.log, "%s restarting the provider of %s (restart %d); the last log is %s\n", time.Now().Format(time.RFC3339), rev.GetName(), r.restarts, r.provider.log)
 	}
 	image, _, _ := unstructured.NestedString(rev.Object, "status", "resolvedImage")
 	if image == "" {
@@ -232,10 +242,15 @@ func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.
 		r.provider.stop()
 	}
 	args := append([]string{"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0"}, r.s.o.ProviderArgs...)
-	p, err := r.s.start("provider-"+rev.GetName(), []string{"KUBECONFIG=" + r.s.MgmtKubeconfig}, bin, args...)
+	logName := "provider-" + rev.GetName()
+	if r.restarts > 0 {
+		logName += fmt.Sprintf("-restart-%d", r.restarts)
+	}
+	p, err := r.s.start(logName, []string{"KUBECONFIG=" + r.s.MgmtKubeconfig}, bin, args...)
 	if err != nil {
 		return nil, err
 	}
+	go func() { <-p.done; r.mu.Lock(); r.providerExited = time.Now(); r.mu.Unlock() }()
 	r.provider, r.providerRev = p, rev.GetName()
 	return p, nil
 }
@@ -345,6 +360,13 @@ func (r *packageRuntime) allowProvider(ctx context.Context) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// providerRestarts counts the restarts of an exited provider.
+func (r *packageRuntime) providerRestarts() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.restarts
 }
 
 // current is the provider's process, nil before it starts.

@@ -134,6 +134,14 @@ func (s *Stack) Stop() {
 	}
 }
 
+// ProviderRestarts counts how often the provider exited and was restarted.
+func (s *Stack) ProviderRestarts() int {
+	if s.pkgRuntime == nil {
+		return 0
+	}
+	return s.pkgRuntime.providerRestarts()
+}
+
 // Provider is the running provider's process; nil before it starts.
 func (s *Stack) Provider() *process {
 	if s.pkgRuntime == nil {

@@ -35,7 +35,7 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	s, err := localstack.Start(ctx, localstack.Options{
 		Root: root, Assets: os.Getenv("KUBEBUILDER_ASSETS"), Tools: os.Getenv("CROSSPLANE_TOOLS"),
-		Work: t.TempDir(), ProviderArgs: []string{"--poll=10s", "--debug"},
+		Work: workDir(t), ProviderArgs: []string{"--poll=10s", "--debug"},
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer s.Stop()
@@ -103,4 +103,5 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	g.Expect(kerrors.IsNotFound(err)).To(BeTrue(), "the Secret is still on the runtime: %v", err)
 	g.Expect(s.Sim.AppsNamed(runtimeID)).To(BeEmpty())
 	g.Eventually(func() bool { return kerrors.IsNotFound(s.Kube.Get(ctx, key, xr)) }, timeout, interval).Should(BeTrue())
+	g.Expect(s.ProviderRestarts()).To(BeZero(), "the provider exited")
 }

@@ -61,7 +61,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	s, err := localstack.Start(ctx, localstack.Options{
 		Root: root, Assets: os.Getenv("KUBEBUILDER_ASSETS"), Tools: os.Getenv("CROSSPLANE_TOOLS"),
-		Work: t.TempDir(), ProviderArgs: []string{"--poll=30s"}, ProviderLater: true,
+		Work: workDir(t), ProviderArgs: []string{"--poll=30s"}, ProviderLater: true,
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer s.Stop()

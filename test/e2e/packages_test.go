@@ -4,7 +4,9 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"strings"
+	"testing"
 
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -71,4 +73,19 @@ func expectInstalled(g Gomega, ctx context.Context, s *localstack.Stack, version
 		g.Expect(owner).NotTo(BeNil(), "MRD %s has no controller", name)
 		g.Expect(owner.Kind + "/" + owner.Name).To(Equal("ProviderRevision/"+rev), "MRD %s", name)
 	}
+}
+
+// workDir is the stack's work directory, kept when the test fails so the
+// processes' logs can be read.
+func workDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", strings.ReplaceAll(t.Name(), "/", "_")+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			_ = os.RemoveAll(dir)
+		}
+	})
+	return dir
 }

@@ -13,6 +13,9 @@ import (
 	"net/url"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -75,7 +78,11 @@ func (p *runtimeProxy) serve(w http.ResponseWriter, r *http.Request) {
 	toServer := strings.NewReplacer("/namespaces/kyma-system/", "/namespaces/"+id+"/", `"namespace":"kyma-system"`, `"namespace":"`+id+`"`)
 	toClient := strings.NewReplacer(`"namespace":"`+id+`"`, `"namespace":"kyma-system"`)
 	path = strings.TrimSuffix(toServer.Replace("/"+path+"/"), "/")
-	body, _ := io.ReadAll(r.Body)
+	body, err := jsonBody(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	u := *p.target
 	u.Path, u.RawQuery = path, r.URL.RawQuery
 	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader([]byte(toServer.Replace(string(body)))))
@@ -83,8 +90,15 @@ func (p *runtimeProxy) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	for _, h := range []string{"Accept", "Content-Type", "User-Agent"} {
-		out.Header.Set(h, r.Header.Get(h))
+	// JSON both ways, so that namespaces can be rewritten in the bodies;
+	// client-go reads a response by its Content-Type.
+	out.Header.Set("Accept", "application/json")
+	out.Header.Set("User-Agent", r.Header.Get("User-Agent"))
+	if len(body) > 0 {
+		out.Header.Set("Content-Type", r.Header.Get("Content-Type"))
+		if r.Header.Get("Content-Type") == runtime.ContentTypeProtobuf {
+			out.Header.Set("Content-Type", runtime.ContentTypeJSON)
+		}
 	}
 	resp, err := p.rt.RoundTrip(out)
 	if err != nil {
@@ -96,4 +110,20 @@ func (p *runtimeProxy) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write([]byte(toClient.Replace(string(data))))
+}
+
+// jsonBody is a request's body as JSON: client-go's typed clients send
+// protobuf, which is re-encoded.
+func jsonBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil || r.Header.Get("Content-Type") != runtime.ContentTypeProtobuf || len(body) == 0 {
+		return body, err
+	}
+	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	err = json.NewSerializerWithOptions(json.DefaultMetaFactory, scheme.Scheme, scheme.Scheme, json.SerializerOptions{}).Encode(obj, &buf)
+	return buf.Bytes(), err
 }

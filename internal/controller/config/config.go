@@ -16,7 +16,7 @@ import (
 // SetupGated adds the usage-counting controllers once the config and usage CRDs
 // are established.
 func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
-	o.Gated("ProviderConfig", func() error { return Setup(mgr, o) },
+	o.Gated(mgr.GetRESTMapper(), "ProviderConfig", func() error { return Setup(mgr, o) },
 		v1alpha1.ProviderConfigGroupVersionKind, v1alpha1.ProviderConfigUsageGroupVersionKind,
 		v1alpha1.ClusterProviderConfigGroupVersionKind, v1alpha1.ClusterProviderConfigUsageGroupVersionKind)
 	return nil

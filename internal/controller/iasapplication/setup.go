@@ -32,7 +32,7 @@ const DefaultInventoryAge = 30 * time.Second
 // SetupGated adds the IASApplication controller once its CRD and the
 // ProviderConfigUsage CRD are established.
 func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
-	o.Gated("IASApplication", func() error { return Setup(mgr, o) },
+	o.Gated(mgr.GetRESTMapper(), "IASApplication", func() error { return Setup(mgr, o) },
 		v1alpha1.IASApplicationGroupVersionKind, apisv1alpha1.ProviderConfigUsageGroupVersionKind)
 	return nil
 }

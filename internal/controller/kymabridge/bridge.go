@@ -59,7 +59,7 @@ func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
 	if !o.KymaBridge {
 		return nil
 	}
-	o.Gated("kyma bridge", func() error { return Setup(mgr, o) }, KymaGroupVersionKind)
+	o.Gated(mgr.GetRESTMapper(), "kyma bridge", func() error { return Setup(mgr, o) }, KymaGroupVersionKind)
 	return nil
 }
 

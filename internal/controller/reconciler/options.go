@@ -3,13 +3,11 @@
 package reconciler
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -44,19 +42,6 @@ type Options struct {
 	// SetupFailed is told when a controller that waited for its CRDs cannot be
 	// set up; default panic.
 	SetupFailed func(error)
-}
-
-// Gated registers setup to run once the CRDs of the given kinds are
-// established (safe-start); a failure goes to SetupFailed.
-func (o Options) Gated(name string, setup func() error, needs ...schema.GroupVersionKind) {
-	o.Gate.Register(func() {
-		if err := setup(); err != nil {
-			if o.SetupFailed == nil {
-				panic(fmt.Errorf("cannot set up the %s controller: %w", name, err))
-			}
-			o.SetupFailed(fmt.Errorf("cannot set up the %s controller: %w", name, err))
-		}
-	}, needs...)
 }
 
 // CommonOptions are the managed reconciler options every kind uses: logging,

@@ -35,7 +35,7 @@ const (
 // SetupGated adds the RuntimeSecret controller once its CRD and the
 // IASApplication CRD, which it watches, are established.
 func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
-	o.Gated("RuntimeSecret", func() error { return Setup(mgr, o) },
+	o.Gated(mgr.GetRESTMapper(), "RuntimeSecret", func() error { return Setup(mgr, o) },
 		v1alpha1.RuntimeSecretGroupVersionKind, iasv1alpha1.IASApplicationGroupVersionKind)
 	return nil
 }

@@ -1,0 +1,60 @@
+package reconciler
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// lateMapper knows a kind only after it was asked unknownFor times, as the REST
+// mapper does while discovery lags behind a new CRD.
+type lateMapper struct {
+	meta.RESTMapper
+	unknownFor int
+	err        error
+	calls      int
+}
+
+func (m *lateMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	m.calls++
+	if m.err != nil {
+		return nil, m.err
+	}
+	if m.calls <= m.unknownFor {
+		return nil, &meta.NoKindMatchError{GroupKind: gk, SearchedVersions: versions}
+	}
+	return &meta.RESTMapping{}, nil
+}
+
+func TestWaitForMappings(t *testing.T) {
+	kind := schema.GroupVersionKind{Group: "runtime.eventingauth.kyma-project.io", Version: "v1alpha1", Kind: "RuntimeSecret"}
+	cases := map[string]struct {
+		mapper    *lateMapper
+		wantErr   string
+		wantCalls int
+	}{
+		"known at once":              {mapper: &lateMapper{}, wantCalls: 1},
+		"known once discovery shows": {mapper: &lateMapper{unknownFor: 3}, wantCalls: 4},
+		"never known":                {mapper: &lateMapper{unknownFor: 1 << 30}, wantErr: "no matches for kind"},
+		"discovery fails":            {mapper: &lateMapper{err: errors.New("connection refused")}, wantErr: "connection refused", wantCalls: 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := waitForMappings(context.Background(), tc.mapper, time.Millisecond, 50*time.Millisecond, kind)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("waitForMappings: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("waitForMappings: got %v, want an error with %q", err, tc.wantErr)
+			}
+			if tc.wantCalls != 0 && tc.mapper.calls != tc.wantCalls {
+				t.Errorf("RESTMapping called %d times, want %d", tc.mapper.calls, tc.wantCalls)
+			}
+		})
+	}
+}
