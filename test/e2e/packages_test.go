@@ -68,10 +68,10 @@ func expectInstalled(g Gomega, ctx context.Context, s *localstack.Stack, version
 		g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: name}, crd)).To(Succeed())
 		owner := metav1.GetControllerOf(crd)
 		g.Expect(owner).NotTo(BeNil(), "CRD %s has no controller", name)
-		g.Expect(owner.Kind + "/" + owner.Name).To(Equal("ProviderRevision/"+rev), "CRD %s", name)
+		g.Expect(owner.Kind+"/"+owner.Name).To(Equal("ProviderRevision/"+rev), "CRD %s", name)
 		owner = metav1.GetControllerOf(mrd)
 		g.Expect(owner).NotTo(BeNil(), "MRD %s has no controller", name)
-		g.Expect(owner.Kind + "/" + owner.Name).To(Equal("ProviderRevision/"+rev), "MRD %s", name)
+		g.Expect(owner.Kind+"/"+owner.Name).To(Equal("ProviderRevision/"+rev), "MRD %s", name)
 	}
 }
 
