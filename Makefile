@@ -4,7 +4,7 @@ GO ?= go
 # kube-apiserver, etcd and kubectl built from the Go module proxy (see hack/envtest-assets.sh).
 ENVTEST_ASSETS = $(shell hack/envtest-assets.sh)
 
-.PHONY: all build generate vet test bench reviewable local-run envtest-assets crossplane-tools xpkg e2e clean
+.PHONY: all build generate vet test bench reviewable local-run local-up envtest-assets crossplane-tools xpkg e2e clean
 
 all: build
 
@@ -49,6 +49,10 @@ reviewable: generate vet test ## What a change must pass before review.
 local-run: ## The whole flow on this machine: a Kyma CR becomes a Ready EventingAuth, an IAS app and the runtime's Secret; deleting it removes them.
 	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && \
 	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" $(GO) run ./cluster/local
+
+local-up: ## The same stack, left running with a runtime ready for a Kyma CR; prints the kubeconfigs, the metrics URL and commands to try; Ctrl-C stops it.
+	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && \
+	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" $(GO) run ./cluster/local --keep-running
 
 clean:
 	rm -rf bin

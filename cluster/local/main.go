@@ -1,15 +1,19 @@
 // Command local runs provider-eventing-auth end to end on this machine with
-// embedded defaults, as `make local-run`: a management control plane with
-// Crossplane core, the composition functions and the garbage collector, a second
+// embedded defaults: a management control plane with Crossplane core, whose
+// package manager installs the packages built here from an OCI registry on
+// loopback, the composition functions and the garbage collector, a second
 // control plane as the Kyma runtime, the IAS simulator and the provider, all as
-// local processes built from the Go module proxy. A Kyma CR is created and turned
-// into a Ready EventingAuth, an IAS application and the runtime's Secret (shown
-// by keys, never values); then the Kyma CR is deleted and everything is shown
-// gone.
+// local processes built from the Go module proxy.
+//
+// As `make local-run` a Kyma CR is created and turned into a Ready EventingAuth,
+// an IAS application and the runtime's Secret (shown by keys, never values);
+// then the Kyma CR is deleted and everything is shown gone. With --keep-running
+// (`make local-up`) the stack stays up for you to try things, until Ctrl-C.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,15 +36,21 @@ import (
 const runtimeID = "54f3e0c2-5a8b-4d77-9f3b-1f6a3c2e9d10"
 
 func main() {
+	keepRunning := flag.Bool("keep-running", false, "Start the stack, print what to try and keep it running until Ctrl-C.")
+	flag.Parse()
+	run, name := demo, "local-run"
+	if *keepRunning {
+		run, name = up, "local-up"
+	}
 	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "local-run failed:", err)
+		fmt.Fprintln(os.Stderr, name+" failed:", err)
 		os.Exit(1)
 	}
 }
 
 func step(format string, a ...any) { fmt.Printf("\n==> "+format+"\n", a...) }
 
-func run() error {
+func demo() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	work, err := os.MkdirTemp("", "eventing-auth-local-")
@@ -53,7 +63,7 @@ func run() error {
 		return err
 	}
 
-	step("Starting two local API servers (the management cluster and a Kyma runtime), kube-controller-manager's garbage collector,\n    the composition functions, Crossplane core, the IAS simulator and the provider")
+	step("Starting two local API servers (the management cluster and a Kyma runtime), an OCI registry with the packages built here,\n    Crossplane core, kube-controller-manager's garbage collector, the IAS simulator; installing with cluster/install.yaml")
 	s, err := localstack.Start(ctx, localstack.Options{
 		Root: root, Assets: os.Getenv("KUBEBUILDER_ASSETS"), Tools: os.Getenv("CROSSPLANE_TOOLS"),
 		Work: work, ProviderArgs: []string{"--poll=30s"},
@@ -63,7 +73,8 @@ func run() error {
 	}
 	defer s.Stop()
 	fmt.Println("    IAS tenant (simulator):", s.Sim.URL)
-	fmt.Println("    Installed: the provider's CRDs, the EventingAuth XRD and its Composition, ClusterProviderConfig default")
+	fmt.Println("    Crossplane's package manager installed the Configuration, the provider and the functions; the provider and the functions run as local processes")
+	kubectl(s.MgmtKubeconfig, "get", "configurations,providers,functions,managedresourcedefinitions")
 
 	step("The runtime %s: namespace kyma-system there, its kubeconfig in Secret %s/kubeconfig-%s here", runtimeID, localstack.KCPNamespace, runtimeID)
 	if err := s.AddRuntime(ctx, runtimeID); err != nil {
