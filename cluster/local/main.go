@@ -50,24 +50,32 @@ func main() {
 
 func step(format string, a ...any) { fmt.Printf("\n==> "+format+"\n", a...) }
 
-func demo() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+// startStack starts the stack in a new work directory, which the caller
+// removes after stopping the stack.
+func startStack(ctx context.Context, providerArgs ...string) (*localstack.Stack, string, error) {
 	work, err := os.MkdirTemp("", "eventing-auth-local-")
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	defer os.RemoveAll(work) //nolint:errcheck // Best effort.
 	root, err := os.Getwd()
 	if err != nil {
-		return err
+		return nil, work, err
 	}
-
 	step("Starting two local API servers (the management cluster and a Kyma runtime), an OCI registry with the packages built here,\n    Crossplane core, kube-controller-manager's garbage collector, the IAS simulator; installing with cluster/install.yaml")
 	s, err := localstack.Start(ctx, localstack.Options{
 		Root: root, Assets: os.Getenv("KUBEBUILDER_ASSETS"), Tools: os.Getenv("CROSSPLANE_TOOLS"),
-		Work: work, ProviderArgs: []string{"--poll=30s"},
+		Work: work, ProviderArgs: providerArgs,
 	})
+	return s, work, err
+}
+
+func demo() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	s, work, err := startStack(ctx, "--poll=30s")
+	if work != "" {
+		defer os.RemoveAll(work) //nolint:errcheck // Best effort.
+	}
 	if err != nil {
 		return err
 	}

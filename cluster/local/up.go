@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,27 +22,16 @@ import (
 func up() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	work, err := os.MkdirTemp("", "eventing-auth-local-up-")
+	metrics, err := localstack.FreeAddr()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work) //nolint:errcheck // Best effort.
-	root, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	metrics, err := freeAddr()
-	if err != nil {
-		return err
-	}
-
-	step("Starting two local API servers (the management cluster and a Kyma runtime), an OCI registry with the packages built here,\n    Crossplane core, kube-controller-manager's garbage collector, the IAS simulator; installing with cluster/install.yaml")
 	startCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	s, err := localstack.Start(startCtx, localstack.Options{
-		Root: root, Assets: os.Getenv("KUBEBUILDER_ASSETS"), Tools: os.Getenv("CROSSPLANE_TOOLS"),
-		Work: work, ProviderArgs: []string{"--poll=30s", "--metrics-bind-address=" + metrics},
-	})
+	s, work, err := startStack(startCtx, "--poll=30s", "--metrics-bind-address="+metrics)
 	cancel()
+	if work != "" {
+		defer os.RemoveAll(work) //nolint:errcheck // Best effort.
+	}
 	if err != nil {
 		return err
 	}
@@ -106,16 +94,6 @@ Ctrl-C stops everything started here and removes %[9]s.
 	<-ctx.Done()
 	step("Stopping everything started here")
 	return nil
-}
-
-// freeAddr returns a loopback address no one listens on.
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close() //nolint:errcheck // Only probed.
-	return l.Addr().String(), nil
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

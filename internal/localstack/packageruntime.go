@@ -79,23 +79,20 @@ func (s *Stack) startPackageRuntime(ca *ca) error {
 // sync brings the processes in line with the active revisions.
 func (r *packageRuntime) sync(ctx context.Context) error {
 	var errs []error
-	fns := &unstructured.UnstructuredList{}
-	fns.SetAPIVersion("pkg.crossplane.io/v1")
-	fns.SetKind("FunctionRevisionList")
-	if err := r.s.Kube.List(ctx, fns); err != nil {
-		return err
-	}
-	for i := range fns.Items {
-		errs = append(errs, r.function(ctx, &fns.Items[i]))
-	}
-	provs := &unstructured.UnstructuredList{}
-	provs.SetAPIVersion("pkg.crossplane.io/v1")
-	provs.SetKind("ProviderRevisionList")
-	if err := r.s.Kube.List(ctx, provs); err != nil {
-		return err
-	}
-	for i := range provs.Items {
-		errs = append(errs, r.providerRevision(ctx, &provs.Items[i]))
+	for kind, run := range map[string]func(context.Context, *unstructured.Unstructured) error{
+		"FunctionRevision": r.function,
+		"ProviderRevision": r.providerRevision,
+	} {
+		revs := &unstructured.UnstructuredList{}
+		revs.SetAPIVersion("pkg.crossplane.io/v1")
+		revs.SetKind(kind + "List")
+		if err := r.s.Kube.List(ctx, revs); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for i := range revs.Items {
+			errs = append(errs, run(ctx, &revs.Items[i]))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -178,7 +175,7 @@ func (r *packageRuntime) functionProcess(ctx context.Context, fn string) (functi
 	if err := r.ca.writeCerts(dir, fn, int64(10+len(r.functions))); err != nil {
 		return functionProcess{}, err
 	}
-	addr, err := freeAddr()
+	addr, err := FreeAddr()
 	if err != nil {
 		return functionProcess{}, err
 	}

@@ -85,8 +85,8 @@ func (p *process) Tail() string {
 	return string(b)
 }
 
-// freeAddr returns a loopback address no one listens on.
-func freeAddr() (string, error) {
+// FreeAddr returns a loopback address no one listens on.
+func FreeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err

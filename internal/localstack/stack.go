@@ -213,7 +213,7 @@ func kubeconfig(env *envtest.Environment, dir, name string) (string, []byte, *re
 // which deletes an EventingAuth when its Kyma CR goes, and composed resources
 // with their EventingAuth.
 func (s *Stack) garbageCollector(ctx context.Context) error {
-	addr, err := freeAddr()
+	addr, err := FreeAddr()
 	if err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func (s *Stack) crossplane(ctx context.Context) error {
 	}
 	var ports [3]string
 	for i := range ports {
-		a, err := freeAddr()
+		a, err := FreeAddr()
 		if err != nil {
 			return err
 		}
