@@ -72,7 +72,7 @@ func (s *Stack) installManifest() (policy string, rest []string, err error) {
 		return "", nil, err
 	}
 	for _, doc := range strings.Split(string(b), "\n---\n") {
-		if strings.Contains(doc, "\nkind: ManagedResourceActivationPolicy\n") {
+		if strings.Contains(doc, "kind: ManagedResourceActivationPolicy\n") {
 			policy = doc
 			continue
 		}
