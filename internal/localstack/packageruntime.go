@@ -32,7 +32,6 @@ type packageRuntime struct {
 	s    *Stack
 	ca   *ca
 	log  io.Writer
-	stop context.CancelFunc
 	done chan struct{}
 
 	mu sync.Mutex
@@ -57,7 +56,7 @@ func (s *Stack) startPackageRuntime(ca *ca) error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &packageRuntime{s: s, ca: ca, log: f, stop: cancel, done: make(chan struct{}), functions: map[string]functionProcess{}, providerAllowed: !s.o.ProviderLater}
+	r := &packageRuntime{s: s, ca: ca, log: f, done: make(chan struct{}), functions: map[string]functionProcess{}, providerAllowed: !s.o.ProviderLater}
 	s.pkgRuntime = r
 	go func() {
 		defer close(r.done)
@@ -121,16 +120,11 @@ func (r *packageRuntime) function(ctx context.Context, rev *unstructured.Unstruc
 // while no process runs it).
 func (r *packageRuntime) setStatus(ctx context.Context, rev *unstructured.Unstructured, certs string, fields map[string]string, p *process) error {
 	name := rev.GetName() + "-tls-server"
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: CrossplaneNamespace}, Data: map[string][]byte{}}
-	for _, f := range []string{"tls.crt", "tls.key", "ca.crt"} {
-		b, err := os.ReadFile(filepath.Join(certs, f))
-		if err != nil {
+	// The status names the Secret only once it was created.
+	if got, _, _ := unstructured.NestedString(rev.Object, "status", "tlsServerSecretName"); got != name {
+		if err := r.createTLSSecret(ctx, name, certs); err != nil {
 			return err
 		}
-		secret.Data[f] = b
-	}
-	if err := r.s.Kube.Create(ctx, secret); err != nil && !kerrors.IsAlreadyExists(err) {
-		return err
 	}
 	fields["tlsServerSecretName"] = name
 	changed := false
@@ -154,6 +148,22 @@ func (r *packageRuntime) setStatus(ctx context.Context, rev *unstructured.Unstru
 	}
 	// A conflict with core's own status write is retried on the next sync.
 	return client.IgnoreNotFound(r.s.Kube.Status().Update(ctx, rev))
+}
+
+// createTLSSecret writes the certificates in dir into Secret name.
+func (r *packageRuntime) createTLSSecret(ctx context.Context, name, dir string) error {
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: CrossplaneNamespace}, Data: map[string][]byte{}}
+	for _, f := range []string{"tls.crt", "tls.key", "ca.crt"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return err
+		}
+		secret.Data[f] = b
+	}
+	if err := r.s.Kube.Create(ctx, secret); err != nil && !kerrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
 }
 
 // functionProcess is a function running at addr.
@@ -231,9 +241,12 @@ func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.
 	if image == "" {
 		image = r.s.Mirrored(pkg)
 	}
+	// A restart runs the binary taken out before.
 	bin := filepath.Join(r.s.Work, "revisions", rev.GetName(), "provider")
-	if err := r.extractProvider(ctx, image, bin); err != nil {
-		return nil, fmt.Errorf("cannot take the provider binary out of %s: %w", image, err)
+	if _, err := os.Stat(bin); err != nil {
+		if err := r.extractProvider(ctx, image, bin); err != nil {
+			return nil, fmt.Errorf("cannot take the provider binary out of %s: %w", image, err)
+		}
 	}
 	if r.provider != nil {
 		r.provider.stop()
@@ -290,7 +303,8 @@ func (r *packageRuntime) extractProvider(ctx context.Context, image, to string) 
 	if err := export.Start(); err != nil {
 		return err
 	}
-	found, copyErr := copyFromTar(out, "usr/local/bin/provider", to)
+	// Written aside and renamed, so a binary at to is always whole.
+	found, copyErr := copyFromTar(out, "usr/local/bin/provider", to+".part")
 	_, _ = io.Copy(io.Discard, out)
 	if err := export.Wait(); err != nil {
 		return fmt.Errorf("crane export: %v: %s", err, stderr.String())
@@ -301,7 +315,7 @@ func (r *packageRuntime) extractProvider(ctx context.Context, image, to string) 
 	if !found {
 		return errors.New("the image has no usr/local/bin/provider")
 	}
-	return nil
+	return os.Rename(to+".part", to)
 }
 
 // copyFromTar writes the file at name in a tar stream to a new executable.

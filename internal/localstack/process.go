@@ -78,11 +78,11 @@ func (p *process) Tail() string {
 	if p == nil {
 		return "(not started)"
 	}
-	b, _ := os.ReadFile(p.log)
+	b := p.Log()
 	if len(b) > 3000 {
 		b = b[len(b)-3000:]
 	}
-	return string(b)
+	return b
 }
 
 // FreeAddr returns a loopback address no one listens on.

@@ -83,13 +83,16 @@ type Stack struct {
 // InstallVersion is the version the stack publishes and cluster/install.yaml installs.
 const InstallVersion = "v0.1.0"
 
+// startStep is a step of Start: what it does, for an error, and how.
+type startStep struct {
+	what string
+	run  func(context.Context) error
+}
+
 // Start brings the stack up; on failure what was started is stopped again.
 func Start(ctx context.Context, o Options) (*Stack, error) {
 	s := &Stack{Work: o.Work, o: o, pushed: map[string]bool{}}
-	steps := []struct {
-		what string
-		run  func(context.Context) error
-	}{
+	steps := []startStep{
 		{"start the management cluster and the Kyma runtime", s.controlPlanes},
 		{"serve an OCI registry on loopback and publish the packages " + InstallVersion + " to it", s.publish},
 		{"start Crossplane core and the package runtime", s.crossplane},
@@ -99,10 +102,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		{"start the IAS simulator", s.tenant},
 	}
 	if !o.ProviderLater {
-		steps = append(steps, struct {
-			what string
-			run  func(context.Context) error
-		}{"run the provider", s.StartProvider})
+		steps = append(steps, startStep{"run the provider", s.StartProvider})
 	}
 	for _, st := range steps {
 		if err := st.run(ctx); err != nil {
