@@ -9,8 +9,6 @@ package e2e
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -32,18 +30,7 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	s, err := localstack.Start(ctx, localstack.Options{
-		Root: root, Assets: os.Getenv("KUBEBUILDER_ASSETS"), Tools: os.Getenv("CROSSPLANE_TOOLS"),
-		Work: workDir(t), ProviderArgs: []string{"--poll=10s", "--debug"},
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	defer s.Stop()
-	defer func() {
-		if t.Failed() {
-			t.Logf("logs are in %s; provider log tail:\n%s", s.Work, s.Provider().Tail())
-		}
-	}()
+	s := startStack(t, ctx, localstack.Options{ProviderArgs: []string{"--poll=10s", "--debug"}})
 	const timeout, interval = 2 * time.Minute, 250 * time.Millisecond
 
 	// Installed by Crossplane's package manager from cluster/install.yaml.

@@ -58,18 +58,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	s, err := localstack.Start(ctx, localstack.Options{
-		Root: root, Assets: os.Getenv("KUBEBUILDER_ASSETS"), Tools: os.Getenv("CROSSPLANE_TOOLS"),
-		Work: workDir(t), ProviderArgs: []string{"--poll=30s"}, ProviderLater: true,
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	defer s.Stop()
-	defer func() {
-		if t.Failed() {
-			t.Logf("logs are in %s; provider log tail:\n%s", s.Work, s.Provider().Tail())
-		}
-	}()
+	s := startStack(t, ctx, localstack.Options{ProviderArgs: []string{"--poll=30s"}, ProviderLater: true})
 	proxy, err := newRuntimeProxy(s.RuntimeKubeconfig)
 	g.Expect(err).NotTo(HaveOccurred())
 	defer proxy.Close()
@@ -103,7 +92,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 
 	bin := filepath.Join(s.Work, "migrate")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/migrate")
-	build.Dir = root
+	build.Dir = filepath.Join("..", "..") // the repository root
 	out, err := build.CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), string(out))
 	runMigrate := func(args ...string) (string, int) {

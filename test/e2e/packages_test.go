@@ -5,8 +5,10 @@ package e2e
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -73,6 +75,29 @@ func expectInstalled(g Gomega, ctx context.Context, s *localstack.Stack, version
 		g.Expect(owner).NotTo(BeNil(), "MRD %s has no controller", name)
 		g.Expect(owner.Kind+"/"+owner.Name).To(Equal("ProviderRevision/"+rev), "MRD %s", name)
 	}
+}
+
+// startStack starts the local stack for a test with o's options, in a work
+// directory kept when the test fails, and stops it when the test ends; a
+// failed test logs where the logs are, the provider's last lines and the
+// packages' conditions.
+func startStack(t *testing.T, ctx context.Context, o localstack.Options) *localstack.Stack {
+	t.Helper()
+	o.Root, _ = filepath.Abs(filepath.Join("..", ".."))
+	o.Assets, o.Tools, o.Work = os.Getenv("KUBEBUILDER_ASSETS"), os.Getenv("CROSSPLANE_TOOLS"), workDir(t)
+	s, err := localstack.Start(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	t.Cleanup(func() {
+		if t.Failed() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			t.Logf("logs are in %s; provider log tail:\n%s\npackages: %s", s.Work, s.Provider().Tail(), s.PackageConditions(ctx))
+		}
+	})
+	return s
 }
 
 // workDir is the stack's work directory, kept when the test fails so the

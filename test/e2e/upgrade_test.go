@@ -5,8 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,16 +31,9 @@ func TestSafeStartAndUpgrade(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	s, err := localstack.Start(ctx, localstack.Options{
-		Root: root, Assets: os.Getenv("KUBEBUILDER_ASSETS"), Tools: os.Getenv("CROSSPLANE_TOOLS"),
-		Work: workDir(t), ProviderArgs: []string{"--poll=10s"}, Inactive: true,
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	defer s.Stop()
+	s := startStack(t, ctx, localstack.Options{ProviderArgs: []string{"--poll=10s"}, Inactive: true})
 	defer func() {
 		if t.Failed() {
-			t.Logf("logs are in %s; provider log tail:\n%s\npackages: %s", s.Work, s.Provider().Tail(), s.PackageConditions(ctx))
 			for _, l := range []client.ObjectList{&iasv1alpha1.IASApplicationList{}, &runtimev1alpha1.RuntimeSecretList{}} {
 				_ = s.Kube.List(ctx, l)
 				t.Logf("%T: %+v", l, l)
