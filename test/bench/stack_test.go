@@ -41,6 +41,8 @@ const (
 	ns = providerstack.Namespace
 	// tenantQPS is the ProviderConfig's default rateLimit.qps, the IAS bound.
 	tenantQPS = 40.0
+	// iasLatency is how long the simulator takes to answer, as IAS does.
+	iasLatency = 100 * time.Millisecond
 	// benchPoll is the poll of the provider under test (the 60s).
 	benchPoll = time.Minute
 )
@@ -69,7 +71,7 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(work)
-	s, err := providerstack.Start(context.Background(), work, iassim.Options{Latency: 100 * time.Millisecond})
+	s, err := providerstack.Start(context.Background(), work, iassim.Options{Latency: iasLatency})
 	if err != nil {
 		return 0, err
 	}

@@ -103,7 +103,7 @@ type Client interface {
 	ListAPISecrets(ctx context.Context, appID string) ([]APISecret, error)
 	DeleteAPISecret(ctx context.Context, appID, secretID string) error
 	Endpoints(ctx context.Context) (Endpoints, error)
-	Inventory(ctx context.Context, maxAge time.Duration) (*Inventory, error)
+	ListedApplication(ctx context.Context, id string, maxAge time.Duration) (app Application, found bool, err error)
 }
 
 type client struct {
@@ -135,43 +135,48 @@ func parseID(op, id string) (uuid.UUID, error) {
 }
 
 func (c *client) FindApplications(ctx context.Context, name string) ([]Application, error) {
-	return c.listApplications(ctx, "name eq "+name)
+	var out []Application
+	if err := c.eachApplicationPage(ctx, "name eq "+name, func(page []Application) { out = append(out, page...) }); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// listApplications pages through the apps the filter selects; an empty filter
-// selects all of them.
-func (c *client) listApplications(ctx context.Context, filter string) ([]Application, error) {
+// eachApplicationPage pages through the apps the filter selects, an empty
+// filter all of them, and hands each page to fn as it comes.
+func (c *client) eachApplicationPage(ctx context.Context, filter string, fn func([]Application)) error {
 	ctx = withOperation(ctx, operation.ListApplications)
 	limit := int32(100)
 	params := &api.GetAllApplicationsParams{Limit: &limit}
 	if filter != "" {
 		params.Filter = &filter
 	}
-	var out []Application
 	for {
 		resp, err := c.api.GetAllApplicationsWithResponse(ctx, params)
 		if err != nil {
-			return nil, fmt.Errorf("IAS %s: %w", operation.ListApplications, err)
+			return fmt.Errorf("IAS %s: %w", operation.ListApplications, err)
 		}
 		switch {
 		case resp.StatusCode() == http.StatusNotFound && filter != "":
 			// Some tenants answer an empty filtered list with 404.
-			return out, nil
+			return nil
 		case resp.JSON200 == nil:
-			return nil, apiError(operation.ListApplications, resp.HTTPResponse, resp.Body)
+			return apiError(operation.ListApplications, resp.HTTPResponse, resp.Body)
 		}
 		if resp.JSON200.Applications != nil {
+			page := make([]Application, 0, len(*resp.JSON200.Applications))
 			for _, a := range *resp.JSON200.Applications {
-				out = append(out, fromAPI(a))
+				page = append(page, fromAPI(a))
 			}
+			fn(page)
 		}
 		next := deref(resp.JSON200.NextCursor)
 		if next == "" {
-			return out, nil
+			return nil
 		}
 		cursor, err := uuid.Parse(next)
 		if err != nil {
-			return nil, fmt.Errorf("IAS %s: unexpected cursor %q", operation.ListApplications, next)
+			return fmt.Errorf("IAS %s: unexpected cursor %q", operation.ListApplications, next)
 		}
 		params.Cursor = &cursor
 	}

@@ -15,20 +15,28 @@ type Inventory struct {
 	Apps map[string]Application
 }
 
-// Inventory returns the tenant's inventory. Once one exists it is returned at
-// once; when it is older than maxAge a newer one is listed in the background,
-// so polls never wait for a listing (10,000 apps take 100 requests, seconds at
-// IAS's latency). Only the first caller waits for the first listing; callers
-// that ask at once share it. The inventory lags as IAS's lists do: an app
-// missing from it may still exist.
-func (c *client) Inventory(ctx context.Context, maxAge time.Duration) (*Inventory, error) {
+// ListedApplication returns the app with the UUID as the tenant's inventory
+// shows it; found is false when the inventory lacks it. Once an inventory exists
+// it is read at once; when it is older than maxAge a newer one is listed in the
+// background, so polls never wait for a listing (10,000 apps take 100 requests,
+// seconds at IAS's latency). While the tenant's first listing runs, an app one of
+// its pages showed is returned at once; else the caller waits for the listing,
+// which callers that ask at once share. The inventory lags as IAS's lists do: an
+// app missing from it may still exist.
+func (c *client) ListedApplication(ctx context.Context, id string, maxAge time.Duration) (Application, bool, error) {
 	c.state.mu.Lock()
-	cached := c.state.inventory
+	inv := c.state.inventory
+	app, listed := c.state.partial[id]
 	c.state.mu.Unlock()
-	if cached == nil {
-		return c.listInventory(ctx)
-	}
-	if time.Since(cached.At) >= maxAge && c.state.refreshing.CompareAndSwap(false, true) {
+	switch {
+	case inv == nil && listed:
+		return app, true, nil
+	case inv == nil:
+		var err error
+		if inv, err = c.listInventory(ctx); err != nil {
+			return Application{}, false, err
+		}
+	case time.Since(inv.At) >= maxAge && c.state.refreshing.CompareAndSwap(false, true):
 		// Bounded by the client's own call timeouts; not by the caller's
 		// reconcile, which ends long before the listing does.
 		go func() {
@@ -36,30 +44,46 @@ func (c *client) Inventory(ctx context.Context, maxAge time.Duration) (*Inventor
 			_, _ = c.listInventory(context.WithoutCancel(ctx))
 		}()
 	}
-	return cached, nil
+	app, found := inv.Apps[id]
+	return app, found, nil
 }
 
 // listInventory lists every app of the tenant once for all who ask meanwhile.
+// The pages of a tenant's first listing are readable as they come.
 func (c *client) listInventory(ctx context.Context) (*Inventory, error) {
 	c.state.mu.Lock()
 	hc := c.state.http
 	c.state.mu.Unlock()
 	v, err, _ := c.state.listing.Do(c.tenant.URL, func() (any, error) {
-		at := time.Now()
-		apps, err := c.listApplications(ctx, "")
+		inv := &Inventory{At: time.Now(), Apps: map[string]Application{}}
+		c.state.mu.Lock()
+		first := c.state.inventory == nil && c.state.http == hc
+		if first {
+			c.state.partial = inv.Apps
+		}
+		c.state.mu.Unlock()
+		err := c.eachApplicationPage(ctx, "", func(page []Application) {
+			c.state.mu.Lock()
+			for _, a := range page {
+				inv.Apps[a.ID] = a
+			}
+			c.state.mu.Unlock()
+			if first {
+				c.state.listed(page)
+			}
+		})
+		c.state.mu.Lock()
+		defer c.state.mu.Unlock()
+		if first && c.state.http == hc {
+			c.state.partial = nil
+		}
 		if err != nil {
 			return nil, err
 		}
-		inv := &Inventory{At: at, Apps: make(map[string]Application, len(apps))}
-		for _, a := range apps {
-			inv.Apps[a.ID] = a
-		}
-		c.state.mu.Lock()
 		// A listing made with credentials that changed meanwhile is not kept.
 		if c.state.http == hc {
 			c.state.inventory = inv
 		}
-		c.state.mu.Unlock()
 		return inv, nil
 	})
 	if err != nil {

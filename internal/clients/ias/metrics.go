@@ -9,6 +9,8 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	waits    *prometheus.HistogramVec
+	// firstListingWaits counts resources waiting for a first listing.
+	firstListingWaits prometheus.Gauge
 }
 
 // NewMetrics creates the IAS client metrics and registers them with reg, if any.
@@ -28,9 +30,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time requests waited for the tenant's token bucket or a 429's Retry-After.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
 		}, []string{"tenant"}),
+		firstListingWaits: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "eventing_auth_ias_first_listing_waiting",
+			Help: "IASApplications whose first reconcile after the provider started waits for their tenant's listing to show their app.",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.duration, m.waits)
+		reg.MustRegister(m.requests, m.duration, m.waits, m.firstListingWaits)
 	}
 	return m
 }

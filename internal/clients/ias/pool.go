@@ -1,6 +1,7 @@
 package ias
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -57,7 +58,8 @@ type PoolOptions struct {
 // tenant shares: the token bucket, a 429's pause, the connection pool and the
 // well-known endpoints.
 type Pool struct {
-	opts PoolOptions
+	opts  PoolOptions
+	first *firstListings
 
 	mu      sync.Mutex
 	tenants map[string]*tenantState
@@ -72,12 +74,21 @@ type tenantState struct {
 	// refreshing is set while one runs in the background.
 	listing    singleflight.Group
 	refreshing atomic.Bool
+	first      *firstListings
+
 
 	mu        sync.Mutex
 	digest    string // of the credentials the state below was made with
 	http      *http.Client
 	endpoints *Endpoints
 	inventory *Inventory
+	// partial holds what the pages of the first listing showed so far.
+	partial map[string]Application
+}
+
+// listed passes a page of the tenant's first listing on to whoever waits for it.
+func (st *tenantState) listed(page []Application) {
+	st.first.page(page)
 }
 
 // NewPool returns an empty Pool.
@@ -97,7 +108,39 @@ func NewPool(o PoolOptions) *Pool {
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
-	return &Pool{opts: o, tenants: map[string]*tenantState{}}
+	return &Pool{opts: o, first: &firstListings{metrics: o.Metrics}, tenants: map[string]*tenantState{}}
+}
+
+// StartListing lists the tenant's applications in the background, unless it
+// has an inventory already. Until such first listings end, WhenListed holds
+// back the first reconcile of resources whose app they have not shown yet.
+func (p *Pool) StartListing(t Tenant) error {
+	c, err := p.Client(t)
+	if err != nil {
+		return err
+	}
+	cl := c.(*client) //nolint:forcetypeassert // Client returns a *client.
+	cl.state.mu.Lock()
+	listed := cl.state.inventory != nil
+	cl.state.mu.Unlock()
+	if listed {
+		return nil
+	}
+	p.first.begin()
+	go func() {
+		defer p.first.end()
+		// Bounded by the client's own call timeouts and attempts.
+		_, _ = cl.listInventory(context.Background())
+	}()
+	return nil
+}
+
+// WhenListed calls fn once a tenant's first listing has shown the application
+// with the UUID, or once no first listing runs any more, and tells whether it
+// will. It returns false, and never calls fn, when no first listing runs or one
+// has shown the app already.
+func (p *Pool) WhenListed(id string, fn func()) bool {
+	return p.first.whenListed(id, fn)
 }
 
 // Client returns a client of the tenant. Changed credentials or CA take effect at
@@ -109,7 +152,7 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 	p.mu.Lock()
 	st, ok := p.tenants[t.URL]
 	if !ok {
-		st = &tenantState{gate: &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(t.QPS), t.Burst)}}
+		st = &tenantState{gate: &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(t.QPS), t.Burst)}, first: p.first}
 		p.tenants[t.URL] = st
 	}
 	p.mu.Unlock()
@@ -131,7 +174,7 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 		if st.http != nil {
 			st.http.CloseIdleConnections()
 		}
-		st.digest, st.http, st.endpoints, st.inventory = d, hc, nil, nil
+		st.digest, st.http, st.endpoints, st.inventory, st.partial = d, hc, nil, nil, nil
 	}
 	return newClient(t, st)
 }

@@ -103,15 +103,14 @@ func (f *fakeIAS) DeleteAPISecret(_ context.Context, appID, secretID string) err
 	return nil
 }
 
-func (f *fakeIAS) Inventory(context.Context, time.Duration) (*ias.Inventory, error) {
+func (f *fakeIAS) ListedApplication(_ context.Context, id string, _ time.Duration) (ias.Application, bool, error) {
 	f.reads++
-	inv := &ias.Inventory{At: at, Apps: map[string]ias.Application{}}
 	for _, a := range f.apps {
-		if !f.unlisted[a.ID] {
-			inv.Apps[a.ID] = a
+		if a.ID == id && !f.unlisted[id] {
+			return a, true, nil
 		}
 	}
-	return inv, nil
+	return ias.Application{}, false, nil
 }
 
 func (f *fakeIAS) Endpoints(context.Context) (ias.Endpoints, error) {

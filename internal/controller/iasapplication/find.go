@@ -91,12 +91,11 @@ func (e *external) fromInventory(ctx context.Context, cr *v1alpha1.IASApplicatio
 	if e.inventoryAge <= 0 || meta.WasDeleted(cr) {
 		return nil, false
 	}
-	inv, err := e.ias.Inventory(ctx, e.inventoryAge)
-	if err != nil {
+	app, found, err := e.ias.ListedApplication(ctx, id, e.inventoryAge)
+	if err != nil || !found {
 		return nil, false
 	}
-	app, ok := inv.Apps[id]
-	return &app, ok
+	return &app, true
 }
 
 // removeDuplicates deletes other apps of this provider named like app, for a

@@ -83,10 +83,13 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.IASApplicationGroupVersionKind), opts...)
 
+	if err := mgr.Add(tenantLister{reader: mgr.GetAPIReader(), pool: o.IAS, log: o.Logger}); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(reconciler.ControllerOptions(o.Options)).
 		WithEventFilter(resource.DesiredStateChanged()).
-		For(&v1alpha1.IASApplication{}).
+		Watches(&v1alpha1.IASApplication{}, &enqueueWhenListed{listings: o.IAS}).
 		Complete(reconciler.PollsLast(r, o.Polls))
 }

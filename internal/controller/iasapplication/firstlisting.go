@@ -1,0 +1,98 @@
+package iasapplication
+
+import (
+	"context"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+)
+
+// A start observes every IASApplication once, and each observe reads its
+// tenant's listing, which IAS pages out one page after the other (10,000 apps:
+// 100 pages, 10 s at 100 ms each). So a start lists every tenant at once, while
+// the caches fill, and each resource is observed as soon as a page shows its
+// app, instead of all of them after the last page.
+
+// tenantLister starts the first listing of every tenant a ProviderConfig or
+// ClusterProviderConfig names. It reads them from the API server: the cache is
+// not filled yet. A tenant that no IASApplication uses costs one listing.
+type tenantLister struct {
+	reader client.Reader
+	pool   *ias.Pool
+	log    logging.Logger
+}
+
+// NeedLeaderElection: only the leader calls IAS.
+func (tenantLister) NeedLeaderElection() bool { return true }
+
+// Start starts the listings and returns; a config that does not resolve is left
+// to the observes of its resources, which report why on them.
+func (l tenantLister) Start(ctx context.Context) error {
+	var refs []*v1alpha1.IASApplication
+	pcs := &apisv1alpha1.ProviderConfigList{}
+	if err := l.reader.List(ctx, pcs); err != nil {
+		l.log.Debug("Cannot list ProviderConfigs to list their tenants at start", "error", err)
+	}
+	for _, pc := range pcs.Items {
+		refs = append(refs, referring(pc.Namespace, apisv1alpha1.ProviderConfigKind, pc.Name))
+	}
+	cpcs := &apisv1alpha1.ClusterProviderConfigList{}
+	if err := l.reader.List(ctx, cpcs); err != nil {
+		l.log.Debug("Cannot list ClusterProviderConfigs to list their tenants at start", "error", err)
+	}
+	for _, pc := range cpcs.Items {
+		refs = append(refs, referring("", apisv1alpha1.ClusterProviderConfigKind, pc.Name))
+	}
+	for _, ref := range refs {
+		cfg, err := ias.ConfigFor(ctx, l.reader, ref)
+		if err == nil {
+			err = l.pool.StartListing(cfg.Tenant)
+		}
+		if err != nil {
+			l.log.Debug("Cannot list the tenant at start", "providerConfig", ref.GetProviderConfigReference().Name, "error", err)
+		}
+	}
+	return nil
+}
+
+// referring is an IASApplication in the namespace that uses the config: the
+// tenant is resolved as for a resource.
+func referring(namespace, kind, name string) *v1alpha1.IASApplication {
+	cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Namespace: namespace}}
+	cr.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: kind, Name: name})
+	return cr
+}
+
+// listingWaiter holds back a reconcile until a tenant's first listing shows
+// the app with the UUID; see ias.Pool.WhenListed.
+type listingWaiter interface {
+	WhenListed(id string, fn func()) bool
+}
+
+// enqueueWhenListed enqueues IASApplications as controller-runtime's default
+// handler does, but an existing one from the first list of the cache only once
+// its tenant's first listing has shown its app: its worker would wait for that.
+type enqueueWhenListed struct {
+	handler.EnqueueRequestForObject
+	listings listingWaiter
+}
+
+// Create implements handler.EventHandler.
+func (h *enqueueWhenListed) Create(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	if id := meta.GetExternalName(e.Object); e.IsInInitialList && id != "" && !meta.WasDeleted(e.Object) &&
+		h.listings.WhenListed(id, func() { h.EnqueueRequestForObject.Create(ctx, e, q) }) {
+		return
+	}
+	h.EnqueueRequestForObject.Create(ctx, e, q)
+}
