@@ -76,7 +76,6 @@ type tenantState struct {
 	refreshing atomic.Bool
 	first      *firstListings
 
-
 	mu        sync.Mutex
 	digest    string // of the credentials the state below was made with
 	http      *http.Client
