@@ -80,6 +80,7 @@ func (c *client) listInventory(ctx context.Context) (*Inventory, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.state.metrics.listings.Observe(time.Since(inv.At).Seconds())
 		// A listing made with credentials that changed meanwhile is not kept.
 		if c.state.http == hc {
 			c.state.inventory = inv

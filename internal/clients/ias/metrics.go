@@ -9,6 +9,8 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	waits    *prometheus.HistogramVec
+	// listings times listings of all of a tenant's apps, start to end.
+	listings prometheus.Histogram
 	// firstListingWaits counts resources waiting for a first listing.
 	firstListingWaits prometheus.Gauge
 }
@@ -30,13 +32,18 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time requests waited for the tenant's token bucket or a 429's Retry-After.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
 		}, []string{"tenant"}),
+		listings: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "eventing_auth_ias_listing_duration_seconds",
+			Help:    "How long listing all of a tenant's applications took, its pages one after the other; drift in IAS is found within the poll plus --ias-inventory-age plus this.",
+			Buckets: prometheus.ExponentialBuckets(0.1, 2, 13),
+		}),
 		firstListingWaits: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "eventing_auth_ias_first_listing_waiting",
 			Help: "IASApplications whose first reconcile after the provider started waits for their tenant's listing to show their app.",
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.duration, m.waits, m.firstListingWaits)
+		reg.MustRegister(m.requests, m.duration, m.waits, m.listings, m.firstListingWaits)
 	}
 	return m
 }

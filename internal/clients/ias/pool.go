@@ -75,6 +75,7 @@ type tenantState struct {
 	listing    singleflight.Group
 	refreshing atomic.Bool
 	first      *firstListings
+	metrics    *Metrics
 
 	mu        sync.Mutex
 	digest    string // of the credentials the state below was made with
@@ -151,7 +152,7 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 	p.mu.Lock()
 	st, ok := p.tenants[t.URL]
 	if !ok {
-		st = &tenantState{gate: &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(t.QPS), t.Burst)}, first: p.first}
+		st = &tenantState{gate: &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(t.QPS), t.Burst)}, first: p.first, metrics: p.opts.Metrics}
 		p.tenants[t.URL] = st
 	}
 	p.mu.Unlock()
