@@ -1,0 +1,68 @@
+package iasapplication
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/uuid"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+)
+
+// TestTenantListerListsEveryConfiguredTenant: at start the tenant of each
+// config is listed; a config that does not resolve is skipped, not fatal.
+func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
+	sim, err := iassim.New(iassim.Options{RateLimit: -1, Latency: 50 * time.Millisecond}).Serve("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	for range 150 {
+		sim.AddApp(iassim.App{Name: uuid.NewString()})
+	}
+	scheme := kruntime.NewScheme()
+	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, apisv1alpha1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kube := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: "ias"},
+			Data: map[string][]byte{ias.KeyURL: []byte(sim.URL), ias.KeyUsername: []byte("admin"), ias.KeyPassword: []byte("admin-password")}},
+		&apisv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"},
+			Spec: apisv1alpha1.ClusterProviderConfigSpec{Credentials: apisv1alpha1.ClusterCredentials{
+				SecretRef: xpv2.SecretReference{Namespace: "crossplane-system", Name: "ias"}}}},
+		// Its credentials Secret does not exist.
+		&apisv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "broken"},
+			Spec: apisv1alpha1.ProviderConfigSpec{Credentials: apisv1alpha1.LocalCredentials{
+				SecretRef: xpv2.LocalSecretReference{Name: "missing"}}}},
+	).Build()
+	pool := ias.NewPool(ias.PoolOptions{})
+
+	if err := (tenantLister{reader: kube, pool: pool, log: logging.NewNopLogger()}).Start(context.Background()); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	released := make(chan struct{})
+	if !pool.WhenListed(uuid.NewString(), func() { close(released) }) {
+		t.Fatal("no first listing runs after Start")
+	}
+	select {
+	case <-released:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first listing did not end")
+	}
+	if got := sim.Stats().Count(operation.ListApplications, 200); got != 2 {
+		t.Errorf("IAS answered %d listing pages, want the 2 pages of the one tenant that resolves", got)
+	}
+}
