@@ -71,10 +71,16 @@ func (s *Stack) installManifest() (policy string, rest []string, err error) {
 	if err != nil {
 		return "", nil, err
 	}
+	// An ImageConfig matches the package as rewritten to the mirror: a landscape
+	// with a mirror adds its prefix, as this does for the loopback registry.
+	upstream := "- prefix: ghcr.io/" + ProviderRepository + "\n"
 	for _, doc := range strings.Split(string(b), "\n---\n") {
 		if strings.Contains(doc, "kind: ManagedResourceActivationPolicy\n") {
 			policy = doc
 			continue
+		}
+		if strings.Contains(doc, "kind: ImageConfig\n") && strings.Contains(doc, upstream) {
+			doc = strings.Replace(doc, upstream, upstream+"  - prefix: "+s.Registry+"/"+ProviderRepository+"\n", 1)
 		}
 		rest = append(rest, doc)
 	}

@@ -248,6 +248,10 @@ func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.
 			return nil, fmt.Errorf("cannot take the provider binary out of %s: %w", image, err)
 		}
 	}
+	kubeconfig, err := r.providerIdentity(ctx, rev, image)
+	if err != nil {
+		return nil, fmt.Errorf("cannot give the provider of %s its ServiceAccount: %w", rev.GetName(), err)
+	}
 	if r.provider != nil {
 		r.provider.stop()
 	}
@@ -256,7 +260,7 @@ func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.
 	if r.restarts > 0 {
 		logName += fmt.Sprintf("-restart-%d", r.restarts)
 	}
-	p, err := r.s.start(logName, []string{"KUBECONFIG=" + r.s.MgmtKubeconfig}, bin, args...)
+	p, err := r.s.start(logName, []string{"KUBECONFIG=" + kubeconfig}, bin, args...)
 	if err != nil {
 		return nil, err
 	}

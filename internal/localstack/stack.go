@@ -9,6 +9,8 @@ package localstack
 import (
 	"context"
 	"fmt"
+	pkgv1beta1 "github.com/crossplane/crossplane/apis/v2/pkg/v1beta1"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,6 +183,7 @@ func (s *Stack) controlPlanes(ctx context.Context) error {
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apiextensionsv1.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)
+	_ = pkgv1beta1.AddToScheme(scheme)
 	if s.Kube, err = client.New(mgmtCfg, client.Options{Scheme: scheme}); err != nil {
 		return err
 	}
@@ -272,6 +275,22 @@ func (s *Stack) crossplane(ctx context.Context) error {
 		return err
 	}
 	if err := waitListening(ctx, p, webhook); err != nil {
+		return err
+	}
+	// The RBAC manager grants each provider revision its system ClusterRole
+	// and binds it to the ServiceAccount of the revision's Deployment. It serves
+	// its metrics on :8080, which has no flag.
+	l, err := net.Listen("tcp", ":8080")
+	if err != nil {
+		return fmt.Errorf("Crossplane's RBAC manager serves its metrics on :8080, which must be free: %w", err)
+	}
+	_ = l.Close()
+	rbac, err := s.start("crossplane-rbac", []string{"KUBECONFIG=" + s.MgmtKubeconfig, "POD_NAMESPACE=" + CrossplaneNamespace},
+		filepath.Join(s.o.Tools, "crossplane-core"), "rbac", "start", "--poll-interval=10s")
+	if err != nil {
+		return err
+	}
+	if err := waitListening(ctx, rbac, "127.0.0.1:8080"); err != nil {
 		return err
 	}
 	if err := s.startPackageRuntime(ca); err != nil {
