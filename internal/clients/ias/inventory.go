@@ -69,7 +69,7 @@ func (c *client) listInventory(ctx context.Context) (*Inventory, error) {
 			}
 			c.state.mu.Unlock()
 			if first {
-				c.state.listed(page)
+				c.state.first.page(page)
 			}
 		})
 		c.state.mu.Lock()

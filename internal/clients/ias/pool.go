@@ -86,10 +86,6 @@ type tenantState struct {
 	partial map[string]Application
 }
 
-// listed passes a page of the tenant's first listing on to whoever waits for it.
-func (st *tenantState) listed(page []Application) {
-	st.first.page(page)
-}
 
 // NewPool returns an empty Pool.
 func NewPool(o PoolOptions) *Pool {
@@ -115,11 +111,10 @@ func NewPool(o PoolOptions) *Pool {
 // has an inventory already. Until such first listings end, WhenListed holds
 // back the first reconcile of resources whose app they have not shown yet.
 func (p *Pool) StartListing(t Tenant) error {
-	c, err := p.Client(t)
+	cl, err := p.client(t)
 	if err != nil {
 		return err
 	}
-	cl := c.(*client) //nolint:forcetypeassert // Client returns a *client.
 	cl.state.mu.Lock()
 	listed := cl.state.inventory != nil
 	cl.state.mu.Unlock()
@@ -144,8 +139,17 @@ func (p *Pool) WhenListed(id string, fn func()) bool {
 }
 
 // Client returns a client of the tenant. Changed credentials or CA take effect at
-// once and drop the tenant's cached endpoints.
+// once and drop the tenant's cached endpoints and listing.
 func (p *Pool) Client(t Tenant) (Client, error) {
+	c, err := p.client(t)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// client is Client without the interface: StartListing reaches the listing.
+func (p *Pool) client(t Tenant) (*client, error) {
 	if t.QPS <= 0 || t.Burst <= 0 {
 		return nil, errors.New("rate limit qps and burst must be positive")
 	}
