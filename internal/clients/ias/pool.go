@@ -86,7 +86,6 @@ type tenantState struct {
 	partial map[string]Application
 }
 
-
 // NewPool returns an empty Pool.
 func NewPool(o PoolOptions) *Pool {
 	if o.Timeout == 0 {
