@@ -2,12 +2,11 @@ package localstack
 
 import (
 	"context"
-
-	pkgv1beta1 "github.com/crossplane/crossplane/apis/v2/pkg/v1beta1"
 	"os"
 	"path/filepath"
 	"strings"
 
+	pkgv1beta1 "github.com/crossplane/crossplane/apis/v2/pkg/v1beta1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,10 +30,11 @@ func (r *packageRuntime) providerIdentity(ctx context.Context, rev *unstructured
 	// Crossplane takes the runtime config from the ImageConfig that best
 	// matches the resolved (rewritten) package, else from the revision.
 	cfg, _, _ := unstructured.NestedString(rev.Object, "spec", "runtimeConfigRef", "name")
-	if name, err := r.runtimeConfigFor(ctx, resolved); err != nil || name != "" {
-		if err != nil {
-			return "", err
-		}
+	name, err := r.runtimeConfigFor(ctx, resolved)
+	if err != nil {
+		return "", err
+	}
+	if name != "" {
 		cfg = name
 	}
 	drc := &pkgv1beta1.DeploymentRuntimeConfig{}

@@ -210,12 +210,12 @@ func restartCycle(ctx context.Context, b *testing.B, n int, ids []string) {
 		m := scrape(b)
 		// Resources waiting for the tenant's listing are in no queue yet.
 		if iasCycle == 0 && m.reconciles("iasapplication") >= float64(n) && m.depth("iasapplication") == 0 &&
-			m.gauge("eventing_auth_ias_first_listing_waiting") == 0 {
+			m.only("eventing_auth_ias_first_listing_waiting").GetGauge().GetValue() == 0 {
 			iasCycle = time.Since(start)
 			calls, throttled = iasCalls()
 			// How long the provider's listing of the tenant took, its pages one
 			// after the other.
-			listing = m.histogramSum("eventing_auth_ias_listing_duration_seconds")
+			listing = m.only("eventing_auth_ias_listing_duration_seconds").GetHistogram().GetSampleSum()
 		}
 		if runtimeCycle == 0 && m.reconciles("runtimesecret") >= float64(n) && m.depth("runtimesecret") == 0 {
 			runtimeCycle = time.Since(start)
@@ -358,20 +358,13 @@ func (m metricsSample) sum(metric, kind string) float64 {
 	return total
 }
 
-// gauge is the value of a gauge without labels; 0 when there is none.
-func (m metricsSample) gauge(metric string) float64 {
+// only is the one series of a metric without labels; nil when there is none,
+// which reads as zero.
+func (m metricsSample) only(metric string) *dto.Metric {
 	if f := m[metric]; f != nil && len(f.GetMetric()) == 1 {
-		return f.GetMetric()[0].GetGauge().GetValue()
+		return f.GetMetric()[0]
 	}
-	return 0
-}
-
-// histogramSum is the sum of a histogram without labels; 0 when there is none.
-func (m metricsSample) histogramSum(metric string) float64 {
-	if f := m[metric]; f != nil && len(f.GetMetric()) == 1 {
-		return f.GetMetric()[0].GetHistogram().GetSampleSum()
-	}
-	return 0
+	return nil
 }
 
 func (m metricsSample) reconciles(kind string) float64 {
