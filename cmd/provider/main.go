@@ -30,11 +30,13 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 )
 
 // version is the package version this binary was built for; hack/xpkg.sh sets it.
@@ -60,6 +62,9 @@ func main() {
 		iasInventoryAge  = flag.Duration("ias-inventory-age", iasapplication.DefaultInventoryAge, "How old the listing of all the tenant's applications that polls read may be (at most --poll): an app deleted or changed in IAS is found within --poll plus this.")
 		iasListSettle    = flag.Duration("ias-list-settle", iasapplication.DefaultListSettle, "After a create of an IAS application got no answer, how long to wait for IAS's lists to show the application before creating it again.")
 		runtimeTimeout   = flag.Duration("runtime-timeout", runtime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
+		runtimeConnect   = flag.Duration("runtime-connect-timeout", runtime.DefaultConnectTimeout, "Timeout of connecting to a Kyma runtime's API server, TLS handshake included.")
+		runtimeDeletion  = flag.Duration("runtime-unreachable-deletion-timeout", runtimesecret.DefaultUnreachableDeletion, "How long deleting a RuntimeSecret waits for a runtime that does not answer; then it completes with a Warning event naming the Secret that may be left there.")
+		iasRejected      = flag.Duration("ias-rejected-credentials-backoff", breaker.DefaultRejectedDelay, "After IAS rejected a ProviderConfig's credentials (401 or 403), how long until one probe with the same credentials; a change of the credentials Secret is tried at once.")
 		kymaBridge       = flag.Bool("kyma-bridge", true, "Keep one EventingAuth composite resource per Kyma CR.")
 		runtimeClients   = flag.Int("runtime-client-cache-size", runtime.DefaultCacheSize, "The most runtime clients kept at once, one per kubeconfig (least recently used dropped first).")
 	)
@@ -120,6 +125,7 @@ func main() {
 	exitOn(mgr.AddHealthzCheck("healthz", healthz.Ping), "cannot add health check")
 	exitOn(mgr.AddReadyzCheck("readyz", healthz.Ping), "cannot add ready check")
 
+	bm := breaker.NewMetrics(metrics.Registry)
 	mm := managed.NewMRMetricRecorder()
 	sm := statemetrics.NewMRStateMetrics()
 	metrics.Registry.MustRegister(mm, sm)
@@ -133,16 +139,19 @@ func main() {
 			Features:                &feature.Flags{},
 			MetricOptions:           &controller.MetricOptions{PollStateMetricInterval: time.Minute, MRMetrics: mm, MRStateMetrics: sm},
 		},
-		IAS:                ias.NewPool(ias.PoolOptions{Timeout: *iasTimeout, Metrics: ias.NewMetrics(metrics.Registry)}),
-		Runtimes:           runtime.NewClients(runtime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, Metrics: runtime.NewMetrics(metrics.Registry)}),
-		PollJitter:         *pollJitter,
-		Polls:              reconciler.NewPollBudget(*pollRate),
-		IASListSettle:      *iasListSettle,
-		IASSecretCheck:     *iasSecretCheck,
-		IASInventoryAge:    *iasInventoryAge,
-		ManagementPolicies: *mgmtPolicies,
-		KymaBridge:         *kymaBridge,
-		SetupFailed:        func(err error) { exitOn(err, "controller setup failed") },
+		IAS: ias.NewPool(ias.PoolOptions{Timeout: *iasTimeout, Metrics: ias.NewMetrics(metrics.Registry),
+			Breakers: ias.NewBreakers(*iasRejected, bm)}),
+		Runtimes: runtime.NewClients(runtime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, ConnectTimeout: *runtimeConnect,
+			Metrics: runtime.NewMetrics(metrics.Registry), Breakers: runtime.NewBreakers(bm)}),
+		RuntimeUnreachableDeletion: *runtimeDeletion,
+		PollJitter:                 *pollJitter,
+		Polls:                      reconciler.NewPollBudget(*pollRate),
+		IASListSettle:              *iasListSettle,
+		IASSecretCheck:             *iasSecretCheck,
+		IASInventoryAge:            *iasInventoryAge,
+		ManagementPolicies:         *mgmtPolicies,
+		KymaBridge:                 *kymaBridge,
+		SetupFailed:                func(err error) { exitOn(err, "controller setup failed") },
 	}
 	exitOn(eacontroller.SetupGated(mgr, o), "cannot set up controllers")
 	log.Info("Starting provider", "version", version, "poll", pollInterval.String(), "pollRate", *pollRate, "maxReconcileRate", *maxReconcileRate)

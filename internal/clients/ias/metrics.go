@@ -9,6 +9,8 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	waits    *prometheus.HistogramVec
+	// failedLogons counts 401 answers per tenant: IAS locks a user after a few.
+	failedLogons *prometheus.CounterVec
 	// listings times listings of all of a tenant's apps, start to end.
 	listings prometheus.Histogram
 	// firstListingWaits counts resources waiting for a first listing.
@@ -32,6 +34,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time requests waited for the tenant's token bucket or a 429's Retry-After.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
 		}, []string{"tenant"}),
+		failedLogons: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "eventing_auth_ias_failed_logons_total",
+			Help: "Answers 401 from IAS (failed logons of the ProviderConfig's credentials), by tenant.",
+		}, []string{"tenant"}),
 		listings: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "eventing_auth_ias_listing_duration_seconds",
 			Help:    "How long listing all of a tenant's applications took, its pages one after the other; drift in IAS is found within the poll plus --ias-inventory-age plus this.",
@@ -43,7 +49,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.duration, m.waits, m.listings, m.firstListingWaits)
+		reg.MustRegister(m.requests, m.duration, m.waits, m.failedLogons, m.listings, m.firstListingWaits)
 	}
 	return m
 }

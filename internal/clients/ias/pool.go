@@ -15,6 +15,8 @@ import (
 
 	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 // Tenant says how to reach one IAS tenant. It holds credentials: never log it.
@@ -52,6 +54,25 @@ type PoolOptions struct {
 	MaxBackoff time.Duration
 	// Metrics to count calls in; default unregistered metrics.
 	Metrics *Metrics
+	// Breakers hold a circuit per tenant and credentials; default
+	// NewBreakers(0, nil).
+	Breakers *breaker.Set
+}
+
+// NewBreakers returns the circuits of IAS tenants: a tenant that does not
+// answer, or answers 5xx, fails fast with a delay that doubles up to a minute;
+// one 401 (or 403: every call this provider makes needs the admin role) stops
+// all calls with those credentials for rejectedDelay (default 10m), or until
+// they change. IAS locks a user after a few failed logons.
+func NewBreakers(rejectedDelay time.Duration, m *breaker.Metrics) *breaker.Set {
+	return breaker.NewSet(breaker.Options{
+		Kind:          breaker.Tenant,
+		RejectedDelay: rejectedDelay,
+		Rejected: func(r *http.Response) bool {
+			return r.StatusCode == http.StatusUnauthorized || r.StatusCode == http.StatusForbidden
+		},
+		Metrics: m,
+	})
 }
 
 // A Pool hands out clients and keeps, per tenant URL, what every client of that
@@ -79,6 +100,7 @@ type tenantState struct {
 
 	mu        sync.Mutex
 	digest    string // of the credentials the state below was made with
+	target    *breaker.Target
 	http      *http.Client
 	endpoints *Endpoints
 	inventory *Inventory
@@ -102,6 +124,9 @@ func NewPool(o PoolOptions) *Pool {
 	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
+	}
+	if o.Breakers == nil {
+		o.Breakers = NewBreakers(0, nil)
 	}
 	return &Pool{opts: o, first: &firstListings{metrics: o.Metrics}, tenants: map[string]*tenantState{}}
 }
@@ -137,6 +162,25 @@ func (p *Pool) WhenListed(id string, fn func()) bool {
 	return p.first.whenListed(id, fn)
 }
 
+// Rejected tells whether the tenant rejected these credentials (401 or 403)
+// and when: no call is made with them until they change or the logon circuit's
+// probe is due.
+func (p *Pool) Rejected(t Tenant) (time.Time, bool) {
+	p.mu.Lock()
+	st, ok := p.tenants[t.URL]
+	p.mu.Unlock()
+	if !ok {
+		return time.Time{}, false
+	}
+	st.mu.Lock()
+	target, same := st.target, st.digest == t.digest()
+	st.mu.Unlock()
+	if target == nil || !same {
+		return time.Time{}, false
+	}
+	return target.Rejected()
+}
+
 // Client returns a client of the tenant. Changed credentials or CA take effect at
 // once and drop the tenant's cached endpoints and listing.
 func (p *Pool) Client(t Tenant) (Client, error) {
@@ -170,19 +214,23 @@ func (p *Pool) client(t Tenant) (*client, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if d := t.digest(); st.digest != d || st.http == nil {
-		hc, err := p.httpClient(t, st.gate)
+		// New credentials start with closed circuits: a rejection of the old
+		// ones says nothing of them.
+		target := p.opts.Breakers.Target(t.URL+"#"+d, t.URL)
+		hc, err := p.httpClient(t, st.gate, target)
 		if err != nil {
 			return nil, err
 		}
 		if st.http != nil {
 			st.http.CloseIdleConnections()
+			p.opts.Breakers.Forget(t.URL + "#" + st.digest)
 		}
-		st.digest, st.http, st.endpoints, st.inventory, st.partial = d, hc, nil, nil, nil
+		st.digest, st.target, st.http, st.endpoints, st.inventory, st.partial = d, target, hc, nil, nil, nil
 	}
 	return newClient(t, st)
 }
 
-func (p *Pool) httpClient(t Tenant, gate *tenantGate) (*http.Client, error) {
+func (p *Pool) httpClient(t Tenant, gate *tenantGate, target *breaker.Target) (*http.Client, error) {
 	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if len(t.CABundle) > 0 {
 		roots, err := x509.SystemCertPool()
@@ -204,7 +252,7 @@ func (p *Pool) httpClient(t Tenant, gate *tenantGate) (*http.Client, error) {
 		ForceAttemptHTTP2:   true,
 	}
 	return &http.Client{
-		Transport: &transport{next: base, gate: gate, metrics: p.opts.Metrics, policy: retryPolicy{
+		Transport: &transport{next: base, gate: gate, target: target, metrics: p.opts.Metrics, policy: retryPolicy{
 			attempts: p.opts.Attempts, baseBackoff: p.opts.BaseBackoff, maxBackoff: p.opts.MaxBackoff, timeout: p.opts.Timeout,
 		}},
 		// IAS answers creation with a relative Location; never follow redirects.

@@ -33,6 +33,8 @@ const (
 type Config struct {
 	Tenant        Tenant
 	GlobalAccount string
+	// ProviderConfig is the object it came from, for events.
+	ProviderConfig kclient.Object
 }
 
 // ConfigFor resolves the (Cluster)ProviderConfig a managed resource references
@@ -49,6 +51,7 @@ func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManag
 		caKey    string
 		settings v1alpha1.TenantSettings
 		what     string
+		from     kclient.Object
 	)
 	switch ref.Kind {
 	case v1alpha1.ProviderConfigKind:
@@ -61,7 +64,7 @@ func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManag
 		if r := pc.Spec.CABundleSecretRef; r != nil {
 			ca, caKey = &types.NamespacedName{Namespace: pc.Namespace, Name: r.Name}, r.Key
 		}
-		settings = pc.Spec.TenantSettings
+		settings, from = pc.Spec.TenantSettings, pc
 	case v1alpha1.ClusterProviderConfigKind, "":
 		pc := &v1alpha1.ClusterProviderConfig{}
 		what = "ClusterProviderConfig " + ref.Name
@@ -72,7 +75,7 @@ func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManag
 		if r := pc.Spec.CABundleSecretRef; r != nil {
 			ca, caKey = &types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, r.Key
 		}
-		settings = pc.Spec.TenantSettings
+		settings, from = pc.Spec.TenantSettings, pc
 	default:
 		return Config{}, fmt.Errorf("providerConfigRef kind %q is not ProviderConfig or ClusterProviderConfig", ref.Kind)
 	}
@@ -110,7 +113,7 @@ func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManag
 			t.Burst = int(rl.Burst)
 		}
 	}
-	return Config{Tenant: t, GlobalAccount: settings.GlobalAccount}, nil
+	return Config{Tenant: t, GlobalAccount: settings.GlobalAccount, ProviderConfig: from}, nil
 }
 
 func getError(what string, err error) error {

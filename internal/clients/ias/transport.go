@@ -2,6 +2,7 @@ package ias
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 // tenantGate is the per-tenant token bucket plus the pause a 429 imposes on every
@@ -24,19 +27,30 @@ type tenantGate struct {
 }
 
 func (g *tenantGate) wait(ctx context.Context) error {
-	g.mu.Lock()
-	until := g.blockedUntil
-	g.mu.Unlock()
-	if d := time.Until(until); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
+	if err := g.outlastPause(ctx); err != nil {
+		return err
+	}
+	if err := g.limiter.Wait(ctx); err != nil {
+		return err
+	}
+	// A 429 may have come while this call waited in the token bucket.
+	return g.outlastPause(ctx)
+}
+
+// outlastPause sleeps until no 429's pause holds, checking again after each
+// sleep, since another 429 may have extended it meanwhile.
+func (g *tenantGate) outlastPause(ctx context.Context) error {
+	for {
+		g.mu.Lock()
+		d := time.Until(g.blockedUntil)
+		g.mu.Unlock()
+		if d <= 0 {
+			return nil
+		}
+		if err := sleep(ctx, d); err != nil {
+			return err
 		}
 	}
-	return g.limiter.Wait(ctx)
 }
 
 func (g *tenantGate) blockFor(d time.Duration) {
@@ -55,17 +69,25 @@ type retryPolicy struct {
 	timeout     time.Duration // per attempt
 }
 
-// transport sends each attempt through the tenant's gate, with a timeout, counts
-// it, and retries what is safe to retry: idempotent requests on 5xx and transport
-// errors, any request on 429 (IAS did not process it).
+// transport sends each call through the tenant's circuits, and each attempt
+// through the tenant's gate, with a timeout, counts it, and retries what is
+// safe and quick to retry: idempotent requests on 5xx and on errors other than
+// a timeout, any request on 429 (IAS did not process it). A timeout is not
+// retried here: a tenant that does not answer would hold the worker for every
+// attempt; its circuit opens and the workqueue tries again.
 type transport struct {
 	next    http.RoundTripper
 	gate    *tenantGate
+	target  *breaker.Target
 	policy  retryPolicy
 	metrics *Metrics
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return t.target.Call(req.Context(), func() (*http.Response, error) { return t.attempts(req) })
+}
+
+func (t *transport) attempts(req *http.Request) (*http.Response, error) {
 	op := operationFrom(req.Context())
 	idempotent := req.Method != http.MethodPost
 	// Doubling, capped, with jitter so that retries of many resources spread.
@@ -83,7 +105,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		var retryAfter time.Duration
 		switch {
 		case err != nil:
-			retry = idempotent
+			retry = idempotent && !timedOut(req.Context(), err)
 		case resp.StatusCode == http.StatusTooManyRequests:
 			retry = true
 			retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
@@ -129,7 +151,15 @@ func (t *transport) send(req *http.Request, op string) (*http.Response, context.
 		code = strconv.Itoa(resp.StatusCode)
 	}
 	t.metrics.requests.WithLabelValues(op, code).Inc()
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		t.metrics.failedLogons.WithLabelValues(t.gate.url).Inc()
+	}
 	return resp, cancel, err
+}
+
+// timedOut tells whether an attempt failed on its own timeout, not the caller's.
+func timedOut(caller context.Context, err error) bool {
+	return caller.Err() == nil && errors.Is(err, context.DeadlineExceeded)
 }
 
 func parseRetryAfter(v string) time.Duration {

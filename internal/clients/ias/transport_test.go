@@ -2,9 +2,11 @@ package ias
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,27 +23,37 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
-// TestTransportRetries checks which answers are retried, per method.
+// TestTransportRetries checks which answers are retried, per method, and that
+// what shows the tenant failing comes back as an error naming the cause.
 func TestTransportRetries(t *testing.T) {
 	cases := map[string]struct {
 		method    string
-		answers   []int // status per attempt; the last repeats
+		answers   []int // status per attempt; the last repeats; 0 hangs
 		wantCalls int32
 		wantCode  int
+		wantErr   string
 	}{
-		"GET 500 then 200":       {http.MethodGet, []int{500, 500, 200}, 3, 200},
-		"GET 500 every time":     {http.MethodGet, []int{500}, 3, 500},
-		"POST 500 is not resent": {http.MethodPost, []int{500, 201}, 1, 500},
-		"POST 429 is resent":     {http.MethodPost, []int{429, 201}, 2, 201},
-		"DELETE 503 then 200":    {http.MethodDelete, []int{503, 200}, 2, 200},
-		"GET 404 is final":       {http.MethodGet, []int{404, 200}, 1, 404},
+		"GET 500 then 200":          {http.MethodGet, []int{500, 500, 200}, 3, 200, ""},
+		"GET 500 every time":        {http.MethodGet, []int{500}, 3, 0, "failed (HTTP 500 Internal Server Error)"},
+		"POST 500 is not resent":    {http.MethodPost, []int{500, 201}, 1, 0, "failed (HTTP 500 Internal Server Error)"},
+		"POST 429 is resent":        {http.MethodPost, []int{429, 201}, 2, 201, ""},
+		"DELETE 503 then 200":       {http.MethodDelete, []int{503, 200}, 2, 200, ""},
+		"GET 404 is final":          {http.MethodGet, []int{404, 200}, 1, 404, ""},
+		"GET timeout is not resent": {http.MethodGet, []int{0, 200}, 1, 0, "failed (timeout)"},
+		"GET 401 is not resent":     {http.MethodGet, []int{401, 200}, 1, 0, "rejected the credentials (HTTP 401 Unauthorized)"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var calls atomic.Int32
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				n := int(calls.Add(1)) - 1
 				code := tc.answers[min(n, len(tc.answers)-1)]
+				if code == 0 {
+					// Read the body so that the server notices the client leave.
+					_, _ = io.Copy(io.Discard, r.Body)
+					<-r.Context().Done()
+					return
+				}
 				if code == 429 {
 					w.Header().Set("Retry-After", "0")
 				}
@@ -50,9 +62,16 @@ func TestTransportRetries(t *testing.T) {
 			defer srv.Close()
 			tr := &transport{next: http.DefaultTransport, metrics: NewMetrics(nil),
 				gate:   &tenantGate{url: srv.URL, limiter: rate.NewLimiter(rate.Inf, 1)},
-				policy: retryPolicy{attempts: 3, baseBackoff: time.Millisecond, maxBackoff: 5 * time.Millisecond, timeout: time.Second}}
+				target: NewBreakers(0, nil).Target(srv.URL, srv.URL),
+				policy: retryPolicy{attempts: 3, baseBackoff: time.Millisecond, maxBackoff: 5 * time.Millisecond, timeout: 200 * time.Millisecond}}
 			req, _ := http.NewRequestWithContext(context.Background(), tc.method, srv.URL+"/Applications/v1/", strings.NewReader("{}"))
 			resp, err := tr.RoundTrip(req)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || calls.Load() != tc.wantCalls {
+					t.Fatalf("got error %v after %d calls, want one saying %q after %d", err, calls.Load(), tc.wantErr, tc.wantCalls)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,5 +93,68 @@ func TestRetryAfterPausesTheTenant(t *testing.T) {
 	}
 	if d := time.Since(start); d < 250*time.Millisecond {
 		t.Fatalf("waited %v, want at least the Retry-After", d)
+	}
+}
+
+// TestRetryAfterHoldsCallsInTheBucket: a call already waiting in the token
+// bucket when a 429 arrives does not go out before the pause ends, whether IAS
+// gives Retry-After in seconds or as an HTTP date.
+func TestRetryAfterHoldsCallsInTheBucket(t *testing.T) {
+	cases := map[string]func() string{
+		"seconds":   func() string { return "2" },
+		"HTTP date": func() string { return time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat) },
+	}
+	for name, retryAfter := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var (
+				mu       sync.Mutex
+				answered []time.Time // when each request arrived
+				pausedAt time.Time
+			)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				mu.Lock()
+				defer mu.Unlock()
+				answered = append(answered, time.Now())
+				if len(answered) == 1 {
+					pausedAt = time.Now()
+					w.Header().Set("Retry-After", retryAfter())
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				}
+				w.WriteHeader(http.StatusOK)
+			}))
+			defer srv.Close()
+			// 5 calls at 10 per second: four wait in the bucket when the 429 comes.
+			tr := &transport{next: http.DefaultTransport, metrics: NewMetrics(nil),
+				gate:   &tenantGate{url: srv.URL, limiter: rate.NewLimiter(10, 1)},
+				target: NewBreakers(0, nil).Target(srv.URL, srv.URL),
+				policy: retryPolicy{attempts: 3, baseBackoff: time.Millisecond, maxBackoff: 5 * time.Millisecond, timeout: 5 * time.Second}}
+			var wg sync.WaitGroup
+			for range 5 {
+				wg.Go(func() {
+					req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL+"/Applications/v1/", nil)
+					if resp, err := tr.RoundTrip(req); err == nil {
+						_ = resp.Body.Close()
+					}
+				})
+			}
+			wg.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			if len(answered) != 6 {
+				t.Fatalf("%d requests reached the tenant, want 6 (five calls, one resent after the 429)", len(answered))
+			}
+			// An HTTP date has whole seconds: the pause may end up to 1s early.
+			least := 2 * time.Second
+			if name == "HTTP date" {
+				least = time.Second
+			}
+			for _, at := range answered[1:] {
+				if d := at.Sub(pausedAt); d < least-50*time.Millisecond {
+					t.Errorf("a request went out %v after the 429, inside its pause of at least %v", d, least)
+				}
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"crypto/sha256"
 	"fmt"
+	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -11,6 +12,8 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/lru"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 // Defaults of the client cache.
@@ -28,6 +31,11 @@ const (
 	// about 150 KiB (TLS and HTTP buffers), so connections kept open for seconds
 	// at hundreds of reconciles per second were the provider's largest memory.
 	DefaultIdleTimeout = time.Second
+	// DefaultConnectTimeout bounds the TCP connect and the TLS handshake: a
+	// healthy API server completes both in well under a second, while a runtime
+	// that accepts connections and never answers would otherwise hold a worker
+	// for the whole call timeout.
+	DefaultConnectTimeout = 3 * time.Second
 )
 
 // Options of the client cache.
@@ -39,6 +47,11 @@ type Options struct {
 	// IdleTimeout closes a runtime connection unused this long; default
 	// DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// ConnectTimeout bounds connecting and the TLS handshake; default
+	// DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+	// Breakers hold a circuit per runtime (kubeconfig); default NewBreakers(nil).
+	Breakers *breaker.Set
 	// Metrics, if set, observe the cache.
 	Metrics *Metrics
 }
@@ -47,10 +60,12 @@ type Options struct {
 // a bounded LRU. A changed kubeconfig has a new digest and so a new client; the
 // old one ages out. Clients do no discovery: they speak core/v1 only.
 type Clients struct {
-	timeout time.Duration
-	idle    time.Duration
-	metrics *Metrics
-	cache   *lru.Cache
+	timeout  time.Duration
+	idle     time.Duration
+	connect  time.Duration
+	breakers *breaker.Set
+	metrics  *Metrics
+	cache    *lru.Cache
 
 	// Counters are atomic: the LRU calls its eviction function under its own
 	// lock, so taking another lock there could deadlock against For.
@@ -82,7 +97,13 @@ func NewClients(o Options) *Clients {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	c := &Clients{timeout: o.Timeout, idle: o.IdleTimeout, metrics: o.Metrics}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.Breakers == nil {
+		o.Breakers = NewBreakers(nil)
+	}
+	c := &Clients{timeout: o.Timeout, idle: o.IdleTimeout, connect: o.ConnectTimeout, breakers: o.Breakers, metrics: o.Metrics}
 	c.cache = lru.NewWithEvictionFunc(o.Size, func(_ lru.Key, v any) {
 		// Each client has its own transport (see For), so closing its idle
 		// connections frees what it held.
@@ -104,7 +125,10 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc.Timeout = c.timeout
+	// The call timeout is the breaker's transport's (see guard), which tells a
+	// runtime that timed out from a caller that gave up.
+	rc.Timeout = 0
+	rc.Dial = (&net.Dialer{Timeout: c.connect, KeepAlive: 30 * time.Second}).DialContext
 	// HTTP/1.1: a reconcile makes one to three calls in sequence, so HTTP/2's
 	// multiplexing brings nothing, while its per-connection buffers, header
 	// tables and reader goroutine cost memory at every open connection.
@@ -114,7 +138,10 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	// is this client's alone: client-go's global TLS cache would otherwise keep
 	// one transport per runtime forever, whatever size this cache has.
 	rc.Proxy = http.ProxyFromEnvironment
-	rc.WrapTransport = c.closeIdleSoon
+	target := c.breakers.Target(key, rc.Host)
+	rc.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return &guard{next: c.tune(rt), target: target, timeout: c.timeout}
+	}
 	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {
 		// TLS errors name what failed to parse, never the data.
@@ -137,11 +164,13 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	return core, nil
 }
 
-// closeIdleSoon shortens the idle timeout of the client's own transport (see
-// DefaultIdleTimeout); client-go hands WrapTransport that transport first.
-func (c *Clients) closeIdleSoon(rt http.RoundTripper) http.RoundTripper {
+// tune shortens the idle timeout of the client's own transport (see
+// DefaultIdleTimeout) and bounds its TLS handshake; client-go hands
+// WrapTransport that transport first.
+func (c *Clients) tune(rt http.RoundTripper) http.RoundTripper {
 	if t, ok := rt.(*http.Transport); ok {
 		t.IdleConnTimeout = c.idle
+		t.TLSHandshakeTimeout = c.connect
 	}
 	return rt
 }

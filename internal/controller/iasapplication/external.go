@@ -3,6 +3,7 @@ package iasapplication
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
@@ -25,6 +26,7 @@ const (
 	reasonRotationWaits    event.Reason = "RotationWaits"
 	reasonDeletedSecret    event.Reason = "DeletedStaleClientSecret"
 	reasonDeletedDuplicate event.Reason = "DeletedDuplicateApplication"
+	reasonRejected         event.Reason = "CredentialsRejected"
 )
 
 // shared is what the connector hands to every external client it makes.
@@ -50,6 +52,10 @@ type connector struct {
 	shared
 	usage resource.ModernTracker
 	pool  *ias.Pool
+	// rejections remembers which rejections of a ProviderConfig's credentials
+	// it was told of, so that it gets one event per rejection, not one per
+	// resource.
+	rejections sync.Map
 }
 
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (managed.TypedExternalClient[*v1alpha1.IASApplication], error) {
@@ -64,7 +70,23 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 	if err != nil {
 		return nil, err
 	}
+	if at, ok := c.pool.Rejected(cfg.Tenant); ok {
+		c.reportRejected(cfg, at)
+	}
 	return &external{shared: c.shared, ias: cl, globalAccount: cfg.GlobalAccount, now: time.Now}, nil
+}
+
+// reportRejected tells the ProviderConfig, once per rejection, that IAS
+// rejected its credentials and that its resources make no call with them.
+func (c *connector) reportRejected(cfg ias.Config, at time.Time) {
+	pc := cfg.ProviderConfig
+	key := fmt.Sprintf("%T/%s/%s", pc, client.ObjectKeyFromObject(pc), at)
+	if _, told := c.rejections.LoadOrStore(key, struct{}{}); told {
+		return
+	}
+	c.recorder.Event(pc, event.Warning(reasonRejected, fmt.Errorf(
+		"IAS tenant %s rejected the credentials (401 or 403) at %s: every resource using this config stops calling IAS with them, since IAS locks a user after a few failed logons; fix the username and password in the credentials Secret (a change is used at once) or wait for the next single probe",
+		cfg.Tenant.URL, at.UTC().Format(time.RFC3339))))
 }
 
 // external reconciles one IASApplication with its IAS tenant. It lives for one

@@ -37,6 +37,9 @@ type Options struct {
 	// IASInventoryAge is how old the listing of a tenant's apps that polls read
 	// may be; never more than the poll interval.
 	IASInventoryAge time.Duration
+	// RuntimeUnreachableDeletion is how long deleting a RuntimeSecret waits for
+	// a runtime that does not answer before it completes without it.
+	RuntimeUnreachableDeletion time.Duration
 	// KymaBridge turns on the controller that keeps an EventingAuth per Kyma CR.
 	KymaBridge bool
 	// SetupFailed is told when a controller that waited for its CRDs cannot be

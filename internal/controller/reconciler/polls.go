@@ -10,6 +10,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 // PollBudget bounds how many routine polls per second all managed-resource
@@ -28,6 +30,8 @@ func NewPollBudget(perSecond int) *PollBudget {
 // PollsLast wraps a managed reconciler so that its timed re-checks (results
 // with RequeueAfter: polls, waits) are queued at low priority and spread within
 // the budget, while anything an event or a retry brings is reconciled at once.
+// A reconcile that met a failing target (see package breaker) is requeued, at
+// low priority, for when that target's circuit lets a call through.
 // The controller's priority queue serves ready items of higher priority first,
 // so a change never waits behind routine polls.
 //
@@ -38,7 +42,13 @@ func NewPollBudget(perSecond int) *PollBudget {
 func PollsLast(r reconcile.Reconciler, b *PollBudget) reconcile.Reconciler {
 	var polled sync.Map // resources whose first poll is scheduled
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		ctx, retryAt := breaker.WithRetryHint(ctx)
 		res, err := r.Reconcile(ctx, req)
+		if at := retryAt(); err == nil && res.Requeue && !at.IsZero() {
+			// A target failed or is known to: try again when its circuit lets a
+			// call through, behind other work, not at the workqueue's backoff.
+			return reconcile.Result{RequeueAfter: max(time.Until(at), time.Millisecond), Priority: ptr.To(handler.LowPriority)}, nil
+		}
 		if err == nil && !res.Requeue && res.RequeueAfter <= 0 {
 			// Done, as for a resource that is gone.
 			polled.Delete(req)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -22,6 +23,7 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 )
 
@@ -37,7 +39,12 @@ const (
 	reasonRuntimeGone       event.Reason = "RuntimeGone"
 	reasonLeftUnmanaged     event.Reason = "LeftUnmanagedSecret"
 	reasonReplacedWrongType event.Reason = "ReplacedSecretOfWrongType"
+	reasonGaveUpOnRuntime   event.Reason = "DeletedWhileRuntimeUnreachable"
 )
+
+// DefaultUnreachableDeletion is how long a deletion waits for a runtime that
+// does not answer before it completes without removing the runtime's Secret.
+const DefaultUnreachableDeletion = time.Hour
 
 // reasonWaiting is the Ready condition's reason while a prerequisite is missing.
 const reasonWaiting xpv2.ConditionReason = "Waiting"
@@ -46,13 +53,17 @@ type connector struct {
 	kube     client.Reader
 	clients  *runtime.Clients
 	recorder event.Recorder
+	// unreachableDeletion is how long a deletion waits for a runtime that
+	// does not answer.
+	unreachableDeletion time.Duration
 }
 
 // Connect reads the runtime's kubeconfig and takes its client from the cache. A
 // missing kubeconfig Secret is not an error here: Observe decides what it means.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.TypedExternalClient[*v1alpha1.RuntimeSecret], error) {
 	name, key := cr.KubeconfigSecret()
-	e := &external{kube: c.kube, recorder: c.recorder, kubeconfig: cr.GetNamespace() + "/" + name, kubeconfigKey: key}
+	e := &external{kube: c.kube, recorder: c.recorder, kubeconfig: cr.GetNamespace() + "/" + name, kubeconfigKey: key,
+		unreachableDeletion: c.unreachableDeletion, now: time.Now}
 	s := &corev1.Secret{}
 	err := c.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: name}, s)
 	switch {
@@ -79,6 +90,9 @@ type external struct {
 	kubeconfig    string // namespace/name of the kubeconfig Secret
 	kubeconfigKey string
 	runtime       corev1client.SecretsGetter // nil: no kubeconfig Secret
+
+	unreachableDeletion time.Duration
+	now                 func() time.Time
 
 	want    map[string][]byte // desired data
 	current *corev1.Secret    // the Secret on the runtime, if it exists
@@ -114,8 +128,10 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	case kerrors.IsNotFound(err):
 		at.DataHash = ""
 		return managed.ExternalObservation{ResourceExists: false}, nil
+	case err != nil && deleting && e.giveUp(cr, err):
+		return managed.ExternalObservation{ResourceExists: false}, nil
 	case err != nil:
-		return managed.ExternalObservation{}, fmt.Errorf("cannot read Secret %s/%s on runtime %s: %w", ns, name, id, err)
+		return managed.ExternalObservation{}, fmt.Errorf("cannot read Secret %s/%s on runtime %s: %w%s", ns, name, id, err, e.deletionNote(cr, err))
 	}
 	if cur.Labels[LabelManagedBy] != ManagedBy {
 		msg := fmt.Sprintf("Secret %s/%s on runtime %s was not created by this provider (it lacks the label %s=%s), so it is left alone: delete it, or add the label to hand it over", ns, name, id, LabelManagedBy, ManagedBy)
@@ -253,10 +269,36 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 func (e *external) delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) error {
 	ns, name := cr.TargetSecret()
 	err := e.runtime.Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &e.current.UID}})
-	if err != nil && !kerrors.IsNotFound(err) {
-		return fmt.Errorf("cannot delete Secret %s/%s on runtime %s: %w", ns, name, cr.Spec.ForProvider.RuntimeID, err)
+	switch {
+	case err == nil, kerrors.IsNotFound(err):
+		return nil
+	case meta.WasDeleted(cr) && e.giveUp(cr, err):
+		return nil
 	}
-	return nil
+	return fmt.Errorf("cannot delete Secret %s/%s on runtime %s: %w%s", ns, name, cr.Spec.ForProvider.RuntimeID, err, e.deletionNote(cr, err))
+}
+
+// giveUp tells whether a deletion stops waiting for a runtime that does not
+// answer, and says so in a Warning event naming the Secret that may be left.
+func (e *external) giveUp(cr *v1alpha1.RuntimeSecret, err error) bool {
+	if !breaker.IsTargetFailure(err) || e.now().Before(cr.GetDeletionTimestamp().Add(e.unreachableDeletion)) {
+		return false
+	}
+	ns, name := cr.TargetSecret()
+	e.recorder.Event(cr, event.Warning(reasonGaveUpOnRuntime, fmt.Errorf(
+		"runtime %s has not answered for %s since the deletion began, so the deletion completes without it: Secret %s/%s may be left on that runtime; delete it there if the runtime comes back (%w)",
+		cr.Spec.ForProvider.RuntimeID, e.unreachableDeletion, ns, name, err)))
+	return true
+}
+
+// deletionNote tells, on a deletion held up by a runtime that does not
+// answer, when it completes anyway.
+func (e *external) deletionNote(cr *v1alpha1.RuntimeSecret, err error) string {
+	if !meta.WasDeleted(cr) || !breaker.IsTargetFailure(err) {
+		return ""
+	}
+	return fmt.Sprintf("; if the runtime stays unreachable, the deletion completes at %s without removing the Secret",
+		cr.GetDeletionTimestamp().Add(e.unreachableDeletion).UTC().Format(time.RFC3339))
 }
 
 func (e *external) Disconnect(context.Context) error { return nil }

@@ -44,11 +44,16 @@ func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
 func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	name := managed.ControllerName(v1alpha1.RuntimeSecretGroupKind)
 	recorder := xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))
+	unreachableDeletion := o.RuntimeUnreachableDeletion
+	if unreachableDeletion <= 0 {
+		unreachableDeletion = DefaultUnreachableDeletion
+	}
 	opts := append(reconciler.CommonOptions(o, name, recorder),
 		managed.WithTypedExternalConnector[*v1alpha1.RuntimeSecret](&connector{
-			kube:     mgr.GetClient(),
-			clients:  o.Runtimes,
-			recorder: recorder,
+			kube:                mgr.GetClient(),
+			clients:             o.Runtimes,
+			recorder:            recorder,
+			unreachableDeletion: unreachableDeletion,
 		}),
 		// The Secret on the runtime is found by its namespace and name; there is
 		// no external name to record.

@@ -1,0 +1,297 @@
+// Package breaker keeps broken targets (an IAS tenant, a runtime's API server)
+// from holding back healthy work: a circuit breaker per target (failsafe-go's)
+// makes calls to a target known to fail fail fast, its half-open probe comes
+// after a delay that doubles up to a cap, and a bulkhead shared by all targets
+// of one kind bounds how many calls to failing targets run at once, and so the
+// share of a controller's workers they can hold.
+package breaker
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/failsafe-go/failsafe-go"
+	"github.com/failsafe-go/failsafe-go/bulkhead"
+	"github.com/failsafe-go/failsafe-go/circuitbreaker"
+)
+
+// Kind names what a Set guards; it labels metrics and messages.
+type Kind string
+
+// The kinds of target.
+const (
+	Tenant  Kind = "tenant"
+	Runtime Kind = "runtime"
+)
+
+// Defaults of Options.
+const (
+	DefaultBaseDelay = 5 * time.Second
+	DefaultMaxDelay  = time.Minute
+	// DefaultBrokenCalls of a controller's 10 workers may wait on failing targets.
+	DefaultBrokenCalls = 2
+	// DefaultRejectedDelay is how long credentials a target rejected are not
+	// tried again, unless they change: IAS locks a user after a few failed logons.
+	DefaultRejectedDelay = 10 * time.Minute
+)
+
+// Options of a Set.
+type Options struct {
+	Kind Kind
+	// BaseDelay is the first open period; each failed probe doubles it, up to
+	// MaxDelay.
+	BaseDelay, MaxDelay time.Duration
+	// BrokenCalls bounds the calls in flight, across all targets of the Set, to
+	// targets whose circuit is not closed.
+	BrokenCalls int
+	// Rejected, if set, tells an answer that rejects the caller's credentials
+	// (IAS: 401, or 403 on an admin call). One such answer opens the target's
+	// logon circuit at once, for RejectedDelay.
+	Rejected      func(*http.Response) bool
+	RejectedDelay time.Duration
+	Metrics       *Metrics
+}
+
+// A Set holds the breakers of one kind of target, keyed by the caller.
+type Set struct {
+	opts   Options
+	broken bulkhead.Bulkhead[*http.Response]
+
+	mu      sync.Mutex
+	targets map[string]*Target
+	added   int
+}
+
+// NewSet returns a Set with the options' defaults filled in.
+func NewSet(o Options) *Set {
+	if o.BaseDelay <= 0 {
+		o.BaseDelay = DefaultBaseDelay
+	}
+	if o.MaxDelay < o.BaseDelay {
+		o.MaxDelay = max(DefaultMaxDelay, o.BaseDelay)
+	}
+	if o.BrokenCalls <= 0 {
+		o.BrokenCalls = DefaultBrokenCalls
+	}
+	if o.RejectedDelay <= 0 {
+		o.RejectedDelay = DefaultRejectedDelay
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics(nil)
+	}
+	return &Set{opts: o, broken: bulkhead.New[*http.Response](uint(o.BrokenCalls)), targets: map[string]*Target{}}
+}
+
+// pruneEvery is how many new targets pass between sweeps of healthy idle ones:
+// targets are kept per runtime, and a landscape has thousands.
+const pruneEvery = 1000
+
+// Target returns the breaker of the target under key (which identifies it, and
+// may be a digest of its credentials), creating it if need be. name is how
+// messages call it: a URL or host, never a credential.
+func (s *Set) Target(key, name string) *Target {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.targets[key]; ok {
+		t.used.Store(time.Now().UnixNano())
+		return t
+	}
+	s.added++
+	if s.added%pruneEvery == 0 {
+		s.pruneLocked()
+	}
+	t := newTarget(s, name)
+	s.targets[key] = t
+	return t
+}
+
+// Forget drops the target under key: its credentials changed, say, so what it
+// failed with no longer holds.
+func (s *Set) Forget(key string) {
+	s.mu.Lock()
+	t, ok := s.targets[key]
+	delete(s.targets, key)
+	s.mu.Unlock()
+	if ok {
+		t.retire()
+	}
+}
+
+// pruneLocked drops targets that are closed and unused for a while.
+func (s *Set) pruneLocked() {
+	idle := time.Now().Add(-2 * s.opts.MaxDelay).UnixNano()
+	for k, t := range s.targets {
+		if t.healthy() && t.used.Load() < idle {
+			delete(s.targets, k)
+		}
+	}
+}
+
+// Target is one target's breakers: availability (timeouts, refused or reset
+// connections, TLS failures, 5xx) and, if the Set has Rejected, logon.
+type Target struct {
+	set  *Set
+	name string
+	cb   circuitbreaker.CircuitBreaker[*http.Response]
+	// logon opens on one rejection of the credentials; nil without Rejected.
+	logon circuitbreaker.CircuitBreaker[*http.Response]
+	// policies are logon (if any) then availability, as failsafe composes them.
+	policies []failsafe.Policy[*http.Response]
+
+	used   atomic.Int64 // unix nanoseconds of the last lookup
+	opens  atomic.Int32 // consecutive openings, for the doubling delay
+	nOpen  atomic.Int32 // circuits of this target not closed, for the gauge
+	gone   atomic.Bool  // forgotten: its open circuits are no longer counted
+	mu     sync.Mutex
+	cause  string // what the last failure was
+	failed time.Time
+}
+
+func newTarget(s *Set, name string) *Target {
+	t := &Target{set: s, name: name}
+	t.used.Store(time.Now().UnixNano())
+	t.cb = circuitbreaker.NewBuilder[*http.Response]().
+		HandleIf(func(resp *http.Response, err error) bool { return unavailable(resp, err) }).
+		WithFailureThreshold(1).
+		WithSuccessThreshold(1).
+		WithDelayFunc(func(failsafe.ExecutionAttempt[*http.Response]) time.Duration { return t.nextDelay() }).
+		WithJitterFactor(0.1).
+		OnStateChanged(t.changed).
+		OnClose(func(circuitbreaker.StateChangedEvent) { t.opens.Store(0) }).
+		Build()
+	if s.opts.Rejected != nil {
+		t.logon = circuitbreaker.NewBuilder[*http.Response]().
+			HandleIf(func(resp *http.Response, err error) bool { return err == nil && s.opts.Rejected(resp) }).
+			WithFailureThreshold(1).
+			WithSuccessThreshold(1).
+			WithDelay(s.opts.RejectedDelay).
+			OnStateChanged(t.changed).
+			Build()
+		t.policies = append(t.policies, t.logon)
+	}
+	t.policies = append(t.policies, t.cb)
+	return t
+}
+
+// nextDelay doubles the open period with each opening in a row, up to the cap.
+func (t *Target) nextDelay() time.Duration {
+	n := t.opens.Add(1)
+	d := t.set.opts.BaseDelay
+	for i := int32(1); i < n && d < t.set.opts.MaxDelay; i++ {
+		d *= 2
+	}
+	return min(d, t.set.opts.MaxDelay)
+}
+
+func (t *Target) changed(e circuitbreaker.StateChangedEvent) {
+	m, kind := t.set.opts.Metrics, string(t.set.opts.Kind)
+	switch {
+	case e.OldState == circuitbreaker.ClosedState && e.NewState != circuitbreaker.ClosedState:
+		if t.nOpen.Add(1) == 1 && !t.gone.Load() {
+			m.open.WithLabelValues(kind).Inc()
+		}
+	case e.OldState != circuitbreaker.ClosedState && e.NewState == circuitbreaker.ClosedState:
+		if t.nOpen.Add(-1) == 0 && !t.gone.Load() {
+			m.open.WithLabelValues(kind).Dec()
+		}
+	}
+}
+
+func (t *Target) retire() {
+	if !t.gone.Swap(true) && t.nOpen.Load() > 0 {
+		t.set.opts.Metrics.open.WithLabelValues(string(t.set.opts.Kind)).Dec()
+	}
+}
+
+// healthy tells whether every circuit of the target is closed.
+func (t *Target) healthy() bool {
+	return t.cb.IsClosed() && (t.logon == nil || t.logon.IsClosed())
+}
+
+// Call runs one call to the target through its circuits. A failure the
+// circuits count comes back as an *Error that names its cause and the next
+// try; so does a call refused because a circuit is open, or because too many
+// calls to failing targets are in flight already. The next try is also handed
+// to the retry hint in ctx, if any. fn's own answers, good or not, come back
+// as they are.
+func (t *Target) Call(ctx context.Context, fn func() (*http.Response, error)) (*http.Response, error) {
+	if !t.healthy() {
+		if !t.set.broken.TryAcquirePermit() {
+			return nil, t.refuse(ctx, false)
+		}
+		defer t.set.broken.ReleasePermit()
+		g := t.set.opts.Metrics.brokenCalls.WithLabelValues(string(t.set.opts.Kind))
+		g.Inc()
+		defer g.Dec()
+	}
+	resp, err := failsafe.With(t.policies...).Get(fn)
+	switch {
+	case errors.Is(err, circuitbreaker.ErrOpen):
+		return nil, t.refuse(ctx, true)
+	case t.logon != nil && err == nil && t.set.opts.Rejected(resp):
+		return nil, t.failure(ctx, resp, nil, true)
+	case unavailable(resp, err):
+		return nil, t.failure(ctx, resp, err, false)
+	}
+	return resp, err
+}
+
+// failure records a failed call and returns its error.
+func (t *Target) failure(ctx context.Context, resp *http.Response, err error, rejected bool) error {
+	cause := Cause(resp, err)
+	if resp != nil {
+		_ = resp.Body.Close()
+	}
+	t.mu.Lock()
+	t.cause, t.failed = cause, time.Now()
+	t.mu.Unlock()
+	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, Rejected: rejected, Next: t.next(), err: err}
+	hintAt(ctx, e.Next)
+	return e
+}
+
+// refuse returns the error of a call not made.
+func (t *Target) refuse(ctx context.Context, open bool) error {
+	t.set.opts.Metrics.refused.WithLabelValues(string(t.set.opts.Kind)).Inc()
+	t.mu.Lock()
+	cause := t.cause
+	t.mu.Unlock()
+	if cause == "" {
+		cause = "failing"
+	}
+	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, FailedFast: true, Busy: !open,
+		Rejected: t.logon != nil && !t.logon.IsClosed(), Next: t.next()}
+	hintAt(ctx, e.Next)
+	return e
+}
+
+// next is when a call to the target may go out again: when its open circuit
+// half-opens, or, while a probe or too many failing calls are in flight, a
+// base delay from now. Spread a little, so that the resources of one target do
+// not all come back at once.
+func (t *Target) next() time.Time {
+	d := t.cb.RemainingDelay()
+	if t.logon != nil {
+		d = max(d, t.logon.RemainingDelay())
+	}
+	if d <= 0 {
+		d = t.set.opts.BaseDelay
+	}
+	return time.Now().Add(d + rand.N(d/10+1))
+}
+
+// Rejected tells whether the target's logon circuit is open: it rejected the
+// credentials, and they have not changed since. It returns when that happened.
+func (t *Target) Rejected() (time.Time, bool) {
+	if t.logon == nil || t.logon.IsClosed() {
+		return time.Time{}, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failed, true
+}

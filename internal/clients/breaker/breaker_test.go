@@ -1,0 +1,156 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func answer(code int) func() (*http.Response, error) {
+	return func() (*http.Response, error) {
+		return &http.Response{StatusCode: code, Body: io.NopCloser(strings.NewReader(""))}, nil
+	}
+}
+
+func fail(err error) func() (*http.Response, error) {
+	return func() (*http.Response, error) { return nil, err }
+}
+
+func testSet() *Set {
+	return NewSet(Options{Kind: Runtime, BaseDelay: 50 * time.Millisecond, MaxDelay: 200 * time.Millisecond, BrokenCalls: 1,
+		Rejected: func(r *http.Response) bool { return r.StatusCode == http.StatusUnauthorized }, RejectedDelay: time.Hour})
+}
+
+// TestCall walks a target through a sequence of outcomes and checks what each
+// call returns: its answer, a failure naming the cause, or a fast refusal.
+func TestCall(t *testing.T) {
+	type step struct {
+		wait   time.Duration
+		fn     func() (*http.Response, error)
+		called bool   // fn ran
+		want   string // "" for an answer, else text of the error
+	}
+	refused := fail(errors.New("must not be called"))
+	cases := map[string][]step{
+		"a good answer passes": {
+			{fn: answer(200), called: true},
+			{fn: answer(404), called: true},
+		},
+		"a 429 or 4xx shows the target working": {
+			{fn: answer(429), called: true},
+			{fn: answer(200), called: true},
+		},
+		"a refused connection opens the circuit at once": {
+			{fn: fail(syscall.ECONNREFUSED), called: true, want: "failed (connection refused); next try at"},
+			{fn: refused, want: "is failing (connection refused); calls fail fast until the next try at"},
+		},
+		"after the delay one probe goes out and a success closes": {
+			{fn: answer(503), called: true, want: "failed (HTTP 503 Service Unavailable)"},
+			{wait: 60 * time.Millisecond, fn: answer(200), called: true},
+			{fn: answer(200), called: true},
+		},
+		"a timeout opens, a failed probe opens again for longer": {
+			{fn: fail(context.DeadlineExceeded), called: true, want: "failed (timeout)"},
+			{wait: 60 * time.Millisecond, fn: fail(context.DeadlineExceeded), called: true, want: "failed (timeout)"},
+			// The second open period is 100ms: still open after 60ms.
+			{wait: 60 * time.Millisecond, fn: refused, want: "calls fail fast"},
+			{wait: 60 * time.Millisecond, fn: answer(200), called: true},
+		},
+		"a rejection of the credentials stops every call": {
+			{fn: answer(401), called: true, want: "rejected the credentials (HTTP 401 Unauthorized): check them"},
+			{wait: 100 * time.Millisecond, fn: refused, want: "no call is made with them until they change"},
+		},
+	}
+	for name, steps := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			target := testSet().Target("k", "api.example:443")
+			for i, s := range steps {
+				time.Sleep(s.wait)
+				called := false
+				resp, err := target.Call(context.Background(), func() (*http.Response, error) {
+					called = true
+					return s.fn()
+				})
+				if called != s.called {
+					t.Fatalf("step %d: called %v, want %v", i, called, s.called)
+				}
+				switch {
+				case s.want == "" && err != nil:
+					t.Fatalf("step %d: %v", i, err)
+				case s.want == "":
+					_ = resp.Body.Close()
+				case err == nil || !strings.Contains(err.Error(), s.want):
+					t.Fatalf("step %d: got %v, want an error saying %q", i, err, s.want)
+				case !strings.Contains(err.Error(), "api.example:443"):
+					t.Fatalf("step %d: %v does not name the target", i, err)
+				}
+			}
+		})
+	}
+}
+
+// TestBrokenCallsAreBounded: calls to failing targets never hold more than
+// BrokenCalls slots; the others are refused at once, with a next try.
+func TestBrokenCallsAreBounded(t *testing.T) {
+	set := testSet()
+	a, b := set.Target("a", "a"), set.Target("b", "b")
+	for _, tg := range []*Target{a, b} {
+		_, _ = tg.Call(context.Background(), fail(syscall.ECONNREFUSED))
+	}
+	time.Sleep(60 * time.Millisecond)
+
+	release := make(chan struct{})
+	var inFlight sync.WaitGroup
+	inFlight.Add(1)
+	go func() {
+		defer inFlight.Done()
+		_, _ = a.Call(context.Background(), func() (*http.Response, error) {
+			<-release
+			return answer(200)()
+		})
+	}()
+	time.Sleep(20 * time.Millisecond)
+	ctx, retryAt := WithRetryHint(context.Background())
+	var called atomic.Bool
+	_, err := b.Call(ctx, func() (*http.Response, error) { called.Store(true); return answer(200)() })
+	close(release)
+	inFlight.Wait()
+	var e *Error
+	if called.Load() || !errors.As(err, &e) || !e.Busy {
+		t.Fatalf("a second call to a failing target went out while the only slot was held: %v", err)
+	}
+	if at := retryAt(); at.Before(time.Now()) {
+		t.Fatalf("the retry hint is %v, want a time to come", at)
+	}
+	// a is healthy again: its calls take no slot.
+	if _, err := a.Call(context.Background(), answer(200)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCause(t *testing.T) {
+	cases := map[string]struct {
+		resp *http.Response
+		err  error
+		want string
+	}{
+		"deadline": {err: context.DeadlineExceeded, want: "timeout"},
+		"refused":  {err: syscall.ECONNREFUSED, want: "connection refused"},
+		"reset":    {err: syscall.ECONNRESET, want: "connection reset"},
+		"tls":      {err: errors.New("remote error: tls: bad certificate"), want: "TLS failure"},
+		"status":   {resp: &http.Response{StatusCode: 502}, want: "HTTP 502 Bad Gateway"},
+	}
+	for name, tc := range cases {
+		if got := Cause(tc.resp, tc.err); got != tc.want {
+			t.Errorf("%s: Cause = %q, want %q", name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package breaker
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Error is a call to a target that failed, or was not made because the target
+// is known to fail. It names the target, the cause and the next try; never a
+// credential or request data.
+type Error struct {
+	Kind   Kind
+	Target string
+	// Cause is what the last failure was: "timeout", "connection refused",
+	// "HTTP 503", ...
+	Cause string
+	// FailedFast: no call was made.
+	FailedFast bool
+	// Busy: no call was made because other calls to failing targets hold every
+	// slot they may hold.
+	Busy bool
+	// Rejected: the target rejected the credentials.
+	Rejected bool
+	// Next is when the next call may go out.
+	Next time.Time
+	err  error
+}
+
+func (e *Error) Error() string {
+	what := string(e.Kind)
+	switch e.Kind {
+	case Tenant:
+		what = "IAS tenant"
+	case Runtime:
+		what = "runtime API server"
+	}
+	next := e.Next.UTC().Format(time.RFC3339)
+	switch {
+	case e.Rejected && e.FailedFast:
+		return fmt.Sprintf("%s %s rejected the credentials (%s); no call is made with them until they change in the credentials Secret, or until one probe at %s", what, e.Target, e.Cause, next)
+	case e.Rejected:
+		return fmt.Sprintf("%s %s rejected the credentials (%s): check them in the credentials Secret; no further call is made with them until they change, or until one probe at %s", what, e.Target, e.Cause, next)
+	case e.Busy:
+		return fmt.Sprintf("%s %s is failing (%s); not tried now, since other failing targets hold every slot for such calls; next try at %s", what, e.Target, e.Cause, next)
+	case e.FailedFast:
+		return fmt.Sprintf("%s %s is failing (%s); calls fail fast until the next try at %s", what, e.Target, e.Cause, next)
+	}
+	return fmt.Sprintf("%s %s failed (%s); next try at %s", what, e.Target, e.Cause, next)
+}
+
+// Unwrap returns the failed call's own error, if any.
+func (e *Error) Unwrap() error { return e.err }
+
+// IsTargetFailure tells whether err is a call to a target that failed or was
+// refused because the target is failing (not because it rejected credentials).
+func IsTargetFailure(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && !e.Rejected
+}
+
+// unavailable tells whether a call's outcome shows its target failing: no
+// answer, or a 5xx. Other answers, 429 and 4xx included, show it working.
+func unavailable(resp *http.Response, err error) bool {
+	if err != nil {
+		return true
+	}
+	return resp != nil && resp.StatusCode >= 500
+}
+
+// Cause names what a failed call met, for a person: the class of error, never
+// its text, which may carry a URL with query data.
+func Cause(resp *http.Response, err error) string {
+	if err == nil {
+		if resp == nil {
+			return "no answer"
+		}
+		return fmt.Sprintf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+	}
+	var (
+		dnsErr  *net.DNSError
+		netErr  net.Error
+		certErr *tls.CertificateVerificationError
+		unknown x509.UnknownAuthorityError
+		recErr  tls.RecordHeaderError
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timeout"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "connection reset"
+	case errors.As(err, &dnsErr):
+		return "host not found"
+	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &recErr),
+		strings.Contains(err.Error(), "tls:"):
+		return "TLS failure"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return "no answer"
+}

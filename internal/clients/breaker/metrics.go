@@ -1,0 +1,33 @@
+package breaker
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics of the breakers, by kind of target.
+type Metrics struct {
+	open        *prometheus.GaugeVec
+	refused     *prometheus.CounterVec
+	brokenCalls *prometheus.GaugeVec
+}
+
+// NewMetrics creates the breaker metrics and registers them with reg, if any.
+// One Metrics serves the Sets of every kind.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		open: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "eventing_auth_circuits_open",
+			Help: "Targets (IAS tenants, runtime API servers) whose circuit is open or half-open: calls to them fail fast.",
+		}, []string{"kind"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "eventing_auth_calls_refused_total",
+			Help: "Calls not made because their target is known to fail, or too many calls to failing targets were in flight.",
+		}, []string{"kind"}),
+		brokenCalls: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "eventing_auth_calls_to_failing_targets_in_flight",
+			Help: "Calls in flight to targets whose circuit is not closed (probes): each holds a controller worker.",
+		}, []string{"kind"}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.open, m.refused, m.brokenCalls)
+	}
+	return m
+}
