@@ -66,9 +66,11 @@ const (
 	// listSettle is how long the provider trusts IAS's lists to lag.
 	listSettle = 6 * time.Second
 	// secretCheck is how often an app's api secrets are listed at the least.
-	secretCheck      = 2 * poll
-	timeout          = 60 * time.Second
-	runtimeCacheSize = 10
+	secretCheck = 2 * poll
+	timeout     = 60 * time.Second
+	// unreachableDeletion is how long a deletion waits for a runtime that does not answer.
+	unreachableDeletion = 10 * time.Second
+	runtimeCacheSize    = 10
 )
 
 // syncBuffer is a goroutine-safe log sink.
@@ -174,15 +176,16 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 			MaxConcurrentReconciles: 20,
 			Features:                &feature.Flags{},
 		},
-		Runtimes:           runtimes,
-		IAS:                ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}),
-		PollJitter:         500 * time.Millisecond,
-		Polls:              reconciler.NewPollBudget(200),
-		IASListSettle:      listSettle,
-		IASSecretCheck:     secretCheck,
-		ManagementPolicies: true,
-		KymaBridge:         true,
-		SetupFailed:        func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
+		Runtimes:                   runtimes,
+		IAS:                        ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}),
+		PollJitter:                 500 * time.Millisecond,
+		Polls:                      reconciler.NewPollBudget(200),
+		IASListSettle:              listSettle,
+		IASSecretCheck:             secretCheck,
+		RuntimeUnreachableDeletion: unreachableDeletion,
+		ManagementPolicies:         true,
+		KymaBridge:                 true,
+		SetupFailed:                func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
 	}
 	if err := eacontroller.SetupGated(mgr, o); err != nil {
 		fmt.Fprintln(os.Stderr, "cannot set up controllers:", err)

@@ -33,6 +33,8 @@ func TestProvider(t *testing.T) {
 			t.Run("LateListedDuplicate", testLateListedDuplicate)
 			t.Run("TwoAppsOfThisProvider", testTwoOwnApps)
 			t.Run("SecretDeletedInIAS", testSecretDeletedInIAS)
+			t.Run("TenantHangsThenRecovers", testTenantHangsThenRecovers)
+			t.Run("CredentialsRejected", testCredentialsRejected)
 		})
 		t.Run("RuntimeSecret", func(t *testing.T) {
 			t.Run("ApplicationRefDriftAndRotation", testRuntimeWithApplicationRef)
@@ -44,6 +46,8 @@ func TestProvider(t *testing.T) {
 			t.Run("DeleteAfterKubeconfigRemoved", testRuntimeDeleteAfterKubeconfigRemoved)
 			t.Run("RuntimeStoppedAndStarted", testRuntimeStoppedAndStarted)
 			t.Run("RotationWaitsForRuntimes", testRotationWaitsForRuntimes)
+			t.Run("RuntimeRefusesThenRecovers", testRuntimeRefusesThenRecovers)
+			t.Run("DeleteGoneRuntime", testDeleteGoneRuntime)
 		})
 		t.Run("KymaBridge", testKymaBridge)
 	})

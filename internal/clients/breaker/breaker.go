@@ -143,6 +143,12 @@ type Target struct {
 	// policies are logon (if any) then availability, as failsafe composes them.
 	policies []failsafe.Policy[*http.Response]
 
+	// verified is set once the target answered the credentials without
+	// rejecting them; until then calls go one at a time (verifying), so that
+	// wrong credentials cost one failed logon, not one per waiting resource.
+	verified  atomic.Bool
+	verifying chan struct{}
+
 	used   atomic.Int64 // unix nanoseconds of the last lookup
 	opens  atomic.Int32 // consecutive openings, for the doubling delay
 	nOpen  atomic.Int32 // circuits of this target not closed, for the gauge
@@ -153,7 +159,7 @@ type Target struct {
 }
 
 func newTarget(s *Set, name string) *Target {
-	t := &Target{set: s, name: name}
+	t := &Target{set: s, name: name, verifying: make(chan struct{}, 1)}
 	t.used.Store(time.Now().UnixNano())
 	t.cb = circuitbreaker.NewBuilder[*http.Response]().
 		HandleIf(func(resp *http.Response, err error) bool { return unavailable(resp, err) }).
@@ -229,7 +235,22 @@ func (t *Target) Call(ctx context.Context, fn func() (*http.Response, error)) (*
 		g.Inc()
 		defer g.Dec()
 	}
+	if t.logon != nil && !t.verified.Load() {
+		select {
+		case t.verifying <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if t.verified.Load() {
+			<-t.verifying // verified while this call waited: no need to queue
+		} else {
+			defer func() { <-t.verifying }()
+		}
+	}
 	resp, err := failsafe.With(t.policies...).Get(fn)
+	if t.logon != nil && err == nil && resp != nil && !t.set.opts.Rejected(resp) {
+		t.verified.Store(true)
+	}
 	switch {
 	case errors.Is(err, circuitbreaker.ErrOpen):
 		return nil, t.refuse(ctx, true)
