@@ -1,0 +1,387 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+)
+
+// workers is the provider's default --max-reconcile-rate: workers per controller.
+const workers = 10
+
+// BenchmarkIsolation takes the figures of broken neighbours (issue 21): healthy
+// work beside a hung IAS tenant with 20 apps and 100 runtimes that hang (50)
+// or refuse (50); then a new runtime beside 1,000 unreachable ones and 1,000
+// healthy ones; then 1,000 resources of a ProviderConfig with a wrong password.
+func BenchmarkIsolation(b *testing.B) {
+	startProvider(b, "--poll="+benchPoll.String())
+	for range b.N {
+		ctx := context.Background()
+		brokenNeighbours(ctx, b)
+		beside1000Unreachable(ctx, b)
+		wrongCredentials(ctx, b)
+	}
+}
+
+// hungTenant answers no request: it accepts them and holds them until the
+// client gives up. It counts the requests it got.
+type hungTenant struct {
+	url   string
+	calls atomic.Int64
+}
+
+func newHungTenant(b *testing.B) *hungTenant {
+	h := &hungTenant{}
+	srv := &http.Server{ReadHeaderTimeout: time.Minute, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.calls.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	})}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = srv.Serve(l) }()
+	b.Cleanup(func() { _ = srv.Close() })
+	h.url = "http://" + l.Addr().String()
+	return h
+}
+
+// hangingAddr accepts TCP connections and never answers on them.
+func hangingAddr(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	b.Cleanup(func() {
+		_ = l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return l.Addr().String()
+}
+
+// refusingAddr is a loopback port where nothing listens.
+func refusingAddr(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return addr
+}
+
+// clusterProviderConfig makes a ClusterProviderConfig of its own credentials.
+func clusterProviderConfig(ctx context.Context, b *testing.B, name, url, password string) {
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "ias-" + name, Namespace: ns},
+		StringData: map[string]string{"username": "admin", "password": password, "url": url}}
+	pc := &v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.ClusterProviderConfigSpec{
+		Credentials: v1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.SecretReference{Name: secret.Name, Namespace: ns}}}}
+	if err := mgmt.Create(ctx, secret); err != nil {
+		b.Fatal(err)
+	}
+	if err := mgmt.Create(ctx, pc); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// appOn makes an IASApplication of the named ClusterProviderConfig.
+func appOn(ctx context.Context, b *testing.B, id, pc string) {
+	a := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns}}
+	a.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: id + "-ias"})
+	a.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: pc})
+	if err := mgmt.Create(ctx, a); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// brokenRuntime makes a runtime whose kubeconfig points at server. With an app
+// it has its own IASApplication on the healthy tenant; without, it publishes
+// the shared local Secret "shared-creds".
+func brokenRuntime(ctx context.Context, b *testing.B, id, server string, withApp bool) {
+	cfg, err := clientcmd.Load(runtimeKC)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := cfg.Contexts[cfg.CurrentContext]
+	delete(cfg.Contexts, cfg.CurrentContext)
+	cfg.Contexts[id], cfg.CurrentContext = c, id
+	for _, cl := range cfg.Clusters {
+		cl.Server = "https://" + server
+	}
+	kc, err := clientcmd.Write(*cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns}, Data: map[string][]byte{"config": kc}}); err != nil {
+		b.Fatal(err)
+	}
+	p := runtimev1alpha1.RuntimeSecretParameters{RuntimeID: id, Target: runtimev1alpha1.TargetSecret{Namespace: id, Name: "eventing-webhook-auth"}}
+	if withApp {
+		appOn(ctx, b, id, "default")
+		p.ApplicationRef = &xpv2.NamespacedReference{Name: id}
+	} else {
+		p.CredentialsSecretRef = &xpv2.LocalSecretReference{Name: "shared-creds"}
+	}
+	if err := mgmt.Create(ctx, &runtimev1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns},
+		Spec: runtimev1alpha1.RuntimeSecretSpec{ForProvider: p}}); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// namesCause tells whether a resource is Synced=False with a message naming
+// the cause of its failing target.
+func namesCause(o interface{ GetCondition(xpv2.ConditionType) xpv2.Condition }) bool {
+	c := o.GetCondition(xpv2.TypeSynced)
+	return c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "next try at") &&
+		(strings.Contains(c.Message, "timeout") || strings.Contains(c.Message, "refused"))
+}
+
+// sampler keeps the most calls to failing targets in flight, per kind.
+type sampler struct {
+	mu   sync.Mutex
+	most map[string]float64
+	stop chan struct{}
+	done chan struct{}
+}
+
+func sampleFailingCalls(b *testing.B) *sampler {
+	s := &sampler{most: map[string]float64{}, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+			}
+			for _, m := range scrape(b)["eventing_auth_calls_to_failing_targets_in_flight"].GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "kind" {
+						s.mu.Lock()
+						s.most[l.GetValue()] = max(s.most[l.GetValue()], m.GetGauge().GetValue())
+						s.mu.Unlock()
+					}
+				}
+			}
+		}
+	}()
+	return s
+}
+
+func (s *sampler) end() map[string]float64 {
+	close(s.stop)
+	<-s.done
+	return s.most
+}
+
+// brokenNeighbours: the issue's two cases at once, then healthy work beside them.
+func brokenNeighbours(ctx context.Context, b *testing.B) {
+	hung := newHungTenant(b)
+	clusterProviderConfig(ctx, b, "hung", hung.url, "any-password")
+	hangAt, refuseAt := hangingAddr(b), refusingAddr(b)
+	// Healthy runtimes to delete later, Ready before the neighbours break.
+	var doomed []string
+	for range 10 {
+		doomed = append(doomed, nextID("doomed"))
+	}
+	create(ctx, b, doomed)
+	waitAll(ctx, b, doomed, 2*time.Minute, hasSecret)
+
+	start := time.Now()
+	var hungApps, brokenRS []string
+	for range 20 {
+		id := nextID("hung-app")
+		appOn(ctx, b, id, "hung")
+		hungApps = append(hungApps, id)
+	}
+	for i := range 100 {
+		id := nextID("broken-rt")
+		addr := hangAt
+		if i%2 == 1 {
+			addr = refuseAt
+		}
+		brokenRuntime(ctx, b, id, addr, true)
+		brokenRS = append(brokenRS, id)
+	}
+	named := waitAll(ctx, b, hungApps, 3*time.Minute, func(ctx context.Context, id string) bool {
+		a := &iasv1alpha1.IASApplication{}
+		return mgmt.Get(ctx, key2(id), a) == nil && namesCause(a)
+	})
+	for id, at := range waitAll(ctx, b, brokenRS, 3*time.Minute, func(ctx context.Context, id string) bool {
+		r := &runtimev1alpha1.RuntimeSecret{}
+		return mgmt.Get(ctx, key2(id), r) == nil && namesCause(r)
+	}) {
+		named[id] = at
+	}
+	var slowest time.Duration
+	for _, at := range named {
+		slowest = max(slowest, at.Sub(start))
+	}
+	figure("isolation_cause_named_max_s", slowest.Seconds(), 30)
+
+	// Healthy work beside them: 20 new runtimes, one every 2s, and 10 deletions.
+	calls0, window := hung.calls.Load(), time.Now()
+	samples := sampleFailingCalls(b)
+	var (
+		mu   sync.Mutex
+		took []time.Duration
+		wg   sync.WaitGroup
+	)
+	delStart := time.Now()
+	for _, id := range doomed {
+		if err := deleteRuntime(ctx, id); err != nil {
+			b.Fatal(err)
+		}
+	}
+	wg.Go(func() {
+		var slowest time.Duration
+		for _, at := range waitAll(ctx, b, doomed, 3*time.Minute, func(_ context.Context, id string) bool { return len(sim.AppsNamed(id)) == 0 }) {
+			slowest = max(slowest, at.Sub(delStart))
+		}
+		figure("isolation_healthy_delete_app_gone_max_s", slowest.Seconds(), 10)
+	})
+	for range 20 {
+		id := nextID("healthy")
+		created := time.Now()
+		create(ctx, b, []string{id})
+		wg.Go(func() {
+			at := waitAll(ctx, b, []string{id}, 3*time.Minute, hasSecret)
+			mu.Lock()
+			took = append(took, at[id].Sub(created))
+			mu.Unlock()
+		})
+		time.Sleep(2 * time.Second)
+	}
+	wg.Wait()
+	most := samples.end()
+	minutes := time.Since(window).Minutes()
+	figure("isolation_new_runtime_p99_s", percentile(took, 0.99).Seconds(), 5)
+	figure("isolation_new_runtime_max_s", percentile(took, 1).Seconds(), 10)
+	fmt.Printf("BENCH isolation_new_runtime_p50_s %.3f\n", percentile(took, 0.5).Seconds())
+	figure("isolation_hung_tenant_calls_per_min", float64(hung.calls.Load()-calls0)/minutes, 6)
+	// The bound is the bulkhead's: 2 of a controller's 10 workers.
+	figure("isolation_worker_share_failing_tenant", most["tenant"]/workers, 0.2)
+	figure("isolation_worker_share_failing_runtimes", most["runtime"]/workers, 0.2)
+}
+
+// beside1000Unreachable: 1,000 healthy runtimes Ready and polling, 1,000
+// unreachable ones (100 hang, 900 refuse: hibernated and deprovisioned
+// runtimes refuse or fail fast, partitions hang), and new runtimes one a
+// second.
+func beside1000Unreachable(ctx context.Context, b *testing.B) {
+	if err := mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shared-creds", Namespace: ns},
+		StringData: map[string]string{"client_id": "id", "client_secret": "unreachable-only", "token_url": "https://t", "certs_url": "https://c"}}); err != nil {
+		b.Fatal(err)
+	}
+	healthy := make([]string, 1000)
+	for i := range healthy {
+		healthy[i] = nextID("beside")
+	}
+	create(ctx, b, healthy)
+	waitAll(ctx, b, healthy, 10*time.Minute, hasSecret)
+
+	hangAt, refuseAt := hangingAddr(b), refusingAddr(b)
+	var unreachable []string
+	for i := range 1000 {
+		id := nextID("unreachable")
+		addr := refuseAt
+		if i%10 == 0 {
+			addr = hangAt
+		}
+		brokenRuntime(ctx, b, id, addr, false)
+		unreachable = append(unreachable, id)
+	}
+	waitAll(ctx, b, unreachable, 5*time.Minute, func(ctx context.Context, id string) bool {
+		r := &runtimev1alpha1.RuntimeSecret{}
+		return mgmt.Get(ctx, key2(id), r) == nil && namesCause(r)
+	})
+
+	var (
+		mu   sync.Mutex
+		took []time.Duration
+		wg   sync.WaitGroup
+	)
+	for range 30 {
+		id := nextID("new-beside")
+		created := time.Now()
+		create(ctx, b, []string{id})
+		wg.Go(func() {
+			at := waitAll(ctx, b, []string{id}, 3*time.Minute, hasSecret)
+			mu.Lock()
+			took = append(took, at[id].Sub(created))
+			mu.Unlock()
+		})
+		time.Sleep(time.Second)
+	}
+	wg.Wait()
+	figure("isolation_new_runtime_p99_s_beside_1000_unreachable", percentile(took, 0.99).Seconds(), 5)
+	fmt.Printf("BENCH isolation_new_runtime_p50_s_beside_1000_unreachable %.3f\n", percentile(took, 0.5).Seconds())
+}
+
+// wrongCredentials: 1,000 IASApplications of a ProviderConfig whose password
+// IAS rejects make one failed logon, not one per resource and retry.
+func wrongCredentials(ctx context.Context, b *testing.B) {
+	tenant, err := iassim.New(iassim.Options{Password: "the-right-password", Latency: iasLatency}).Serve("127.0.0.1:0", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = tenant.Close() })
+	clusterProviderConfig(ctx, b, "wrong-password", tenant.URL, "a-wrong-password")
+	var ids []string
+	for range 1000 {
+		id := nextID("rejected")
+		appOn(ctx, b, id, "wrong-password")
+		ids = append(ids, id)
+	}
+	start := time.Now()
+	waitAll(ctx, b, ids, 5*time.Minute, func(ctx context.Context, id string) bool {
+		a := &iasv1alpha1.IASApplication{}
+		return mgmt.Get(ctx, key2(id), a) == nil && strings.Contains(a.GetCondition(xpv2.TypeSynced).Message, "rejected the credentials")
+	})
+	fmt.Printf("BENCH isolation_rejected_all_say_so_s %.3f\n", time.Since(start).Seconds())
+	// Within one backoff step (10m by default) of the first failed logon.
+	time.Sleep(time.Minute)
+	failed := tenant.Stats()
+	n := 0
+	for op := range failed {
+		n += failed[op][401]
+	}
+	figure("isolation_failed_logons_per_backoff_step_1000_resources", float64(n), 1)
+}
