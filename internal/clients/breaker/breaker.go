@@ -228,7 +228,7 @@ func (t *Target) healthy() bool {
 func (t *Target) Call(ctx context.Context, fn func() (*http.Response, error)) (*http.Response, error) {
 	if !t.healthy() {
 		if !t.set.broken.TryAcquirePermit() {
-			return nil, t.refuse(ctx, false)
+			return nil, t.refuse(ctx, refusedBusy)
 		}
 		defer t.set.broken.ReleasePermit()
 		g := t.set.opts.Metrics.brokenCalls.WithLabelValues(string(t.set.opts.Kind))
@@ -236,9 +236,16 @@ func (t *Target) Call(ctx context.Context, fn func() (*http.Response, error)) (*
 		defer g.Dec()
 	}
 	if t.logon != nil && !t.verified.Load() {
+		// Bounded: a tenant that hangs on its first call must not hold every
+		// waiting worker for that call's timeout.
+		wait := time.NewTimer(verifyWait)
 		select {
 		case t.verifying <- struct{}{}:
+			wait.Stop()
+		case <-wait.C:
+			return nil, t.refuse(ctx, refusedPending)
 		case <-ctx.Done():
+			wait.Stop()
 			return nil, ctx.Err()
 		}
 		if t.verified.Load() {
@@ -253,7 +260,7 @@ func (t *Target) Call(ctx context.Context, fn func() (*http.Response, error)) (*
 	}
 	switch {
 	case errors.Is(err, circuitbreaker.ErrOpen):
-		return nil, t.refuse(ctx, true)
+		return nil, t.refuse(ctx, refusedOpen)
 	case t.logon != nil && err == nil && t.set.opts.Rejected(resp):
 		return nil, t.failure(ctx, resp, nil, true)
 	case unavailable(resp, err):
@@ -276,8 +283,21 @@ func (t *Target) failure(ctx context.Context, resp *http.Response, err error, re
 	return e
 }
 
+// Why a call was not made.
+type refusal int
+
+const (
+	refusedOpen    refusal = iota // a circuit is open, or half-open with its probe out
+	refusedBusy                   // calls to failing targets hold every slot
+	refusedPending                // the target's first call has not been answered
+)
+
+// verifyWait bounds how long a call waits for the first call to a target with
+// new credentials to be answered.
+const verifyWait = time.Second
+
 // refuse returns the error of a call not made.
-func (t *Target) refuse(ctx context.Context, open bool) error {
+func (t *Target) refuse(ctx context.Context, why refusal) error {
 	t.set.opts.Metrics.refused.WithLabelValues(string(t.set.opts.Kind)).Inc()
 	t.mu.Lock()
 	cause := t.cause
@@ -285,8 +305,8 @@ func (t *Target) refuse(ctx context.Context, open bool) error {
 	if cause == "" {
 		cause = "failing"
 	}
-	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, FailedFast: true, Busy: !open,
-		Rejected: t.logon != nil && !t.logon.IsClosed(), Next: t.next()}
+	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, FailedFast: true, Busy: why == refusedBusy,
+		Pending: why == refusedPending, Rejected: t.logon != nil && !t.logon.IsClosed(), Next: t.next()}
 	hintAt(ctx, e.Next)
 	return e
 }

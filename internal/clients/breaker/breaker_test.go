@@ -154,3 +154,39 @@ func TestCause(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstCallVerifiesCredentials: calls that come together to a target with
+// new credentials go one at a time until one is answered, so wrong credentials
+// cost one failed logon; once accepted, calls run side by side.
+func TestFirstCallVerifiesCredentials(t *testing.T) {
+	cases := map[string]struct {
+		code      int
+		wantCalls int32
+	}{
+		"rejected: one logon":          {http.StatusUnauthorized, 1},
+		"accepted: every call is made": {http.StatusOK, 5},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			target := testSet().Target("k", "tenant.example")
+			var calls atomic.Int32
+			var wg sync.WaitGroup
+			for range 5 {
+				wg.Go(func() {
+					resp, err := target.Call(context.Background(), func() (*http.Response, error) {
+						calls.Add(1)
+						time.Sleep(50 * time.Millisecond)
+						return answer(tc.code)()
+					})
+					if err == nil {
+						_ = resp.Body.Close()
+					}
+				})
+			}
+			wg.Wait()
+			if calls.Load() != tc.wantCalls {
+				t.Fatalf("%d calls reached the target, want %d", calls.Load(), tc.wantCalls)
+			}
+		})
+	}
+}

@@ -116,7 +116,7 @@ func TestRetryAfterHoldsCallsInTheBucket(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				answered = append(answered, time.Now())
-				if len(answered) == 1 {
+				if len(answered) == 2 {
 					pausedAt = time.Now()
 					w.Header().Set("Retry-After", retryAfter())
 					w.WriteHeader(http.StatusTooManyRequests)
@@ -130,6 +130,13 @@ func TestRetryAfterHoldsCallsInTheBucket(t *testing.T) {
 				gate:   &tenantGate{url: srv.URL, limiter: rate.NewLimiter(10, 1)},
 				target: NewBreakers(0, nil).Target(srv.URL, srv.URL),
 				policy: retryPolicy{attempts: 3, baseBackoff: time.Millisecond, maxBackoff: 5 * time.Millisecond, timeout: 5 * time.Second}}
+			// A first call shows the tenant accepts the credentials.
+			first, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL+"/Applications/v1/", nil)
+			if resp, err := tr.RoundTrip(first); err != nil {
+				t.Fatal(err)
+			} else {
+				_ = resp.Body.Close()
+			}
 			var wg sync.WaitGroup
 			for range 5 {
 				wg.Go(func() {
@@ -142,15 +149,15 @@ func TestRetryAfterHoldsCallsInTheBucket(t *testing.T) {
 			wg.Wait()
 			mu.Lock()
 			defer mu.Unlock()
-			if len(answered) != 6 {
-				t.Fatalf("%d requests reached the tenant, want 6 (five calls, one resent after the 429)", len(answered))
+			if len(answered) != 7 {
+				t.Fatalf("%d requests reached the tenant, want 7 (a first call, five more, one resent after the 429)", len(answered))
 			}
 			// An HTTP date has whole seconds: the pause may end up to 1s early.
 			least := 2 * time.Second
 			if name == "HTTP date" {
 				least = time.Second
 			}
-			for _, at := range answered[1:] {
+			for _, at := range answered[2:] {
 				if d := at.Sub(pausedAt); d < least-50*time.Millisecond {
 					t.Errorf("a request went out %v after the 429, inside its pause of at least %v", d, least)
 				}
