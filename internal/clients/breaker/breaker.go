@@ -32,7 +32,9 @@ const (
 // Defaults of Options.
 const (
 	DefaultBaseDelay = 5 * time.Second
-	DefaultMaxDelay  = time.Minute
+	// DefaultMaxDelay with its jitter of 10% keeps a target that comes back
+	// waiting less than a minute for its next probe.
+	DefaultMaxDelay = 50 * time.Second
 	// DefaultBrokenCalls of a controller's 10 workers may wait on failing targets.
 	DefaultBrokenCalls = 2
 	// DefaultRejectedDelay is how long credentials a target rejected are not
@@ -316,14 +318,14 @@ func (t *Target) refuse(ctx context.Context, why refusal) error {
 // base delay from now. Spread a little, so that the resources of one target do
 // not all come back at once.
 func (t *Target) next() time.Time {
-	d := t.cb.RemainingDelay()
+	d := t.cb.RemainingDelay() // jittered by the circuit already
 	if t.logon != nil {
 		d = max(d, t.logon.RemainingDelay())
 	}
 	if d <= 0 {
-		d = t.set.opts.BaseDelay
+		d = t.set.opts.BaseDelay + rand.N(t.set.opts.BaseDelay/10+1)
 	}
-	return time.Now().Add(d + rand.N(d/10+1))
+	return time.Now().Add(d)
 }
 
 // Rejected tells whether the target's logon circuit is open: it rejected the
