@@ -280,7 +280,7 @@ func (t *Target) failure(ctx context.Context, resp *http.Response, err error, re
 	t.mu.Lock()
 	t.cause, t.failed = cause, time.Now()
 	t.mu.Unlock()
-	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, Rejected: rejected, Next: t.next(), err: err}
+	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, Rejected: rejected, Next: t.next()}
 	hintAt(ctx, e.Next)
 	return e
 }

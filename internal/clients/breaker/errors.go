@@ -15,7 +15,8 @@ import (
 
 // Error is a call to a target that failed, or was not made because the target
 // is known to fail. It names the target, the cause and the next try; never a
-// credential or request data.
+// credential or request data. It does not wrap the network error on purpose:
+// client-go would retry a connection reset inside the reconcile.
 type Error struct {
 	Kind   Kind
 	Target string
@@ -34,7 +35,6 @@ type Error struct {
 	Rejected bool
 	// Next is when the next call may go out.
 	Next time.Time
-	err  error
 }
 
 func (e *Error) Error() string {
@@ -60,9 +60,6 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("%s %s failed (%s); next try at %s", what, e.Target, e.Cause, next)
 }
-
-// Unwrap returns the failed call's own error, if any.
-func (e *Error) Unwrap() error { return e.err }
 
 // IsTargetFailure tells whether err is a call to a target that failed or was
 // refused because the target is failing (not because it rejected credentials).

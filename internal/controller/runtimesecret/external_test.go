@@ -2,22 +2,27 @@ package runtimesecret
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	k8stesting "k8s.io/client-go/testing"
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 var creds = map[string][]byte{"client_id": []byte("id"), "client_secret": []byte("SECRET"), "token_url": []byte("t"), "certs_url": []byte("c")}
@@ -158,5 +163,52 @@ func BenchmarkCompare(b *testing.B) {
 		if len(differences(cur, creds)) != 0 || v1alpha1.DataHash(cur.Data) == "" {
 			b.Fatal("unexpected difference")
 		}
+	}
+}
+
+// events records the reasons of the events it is given.
+type events struct{ reasons []string }
+
+func (r *events) Event(_ kruntime.Object, e event.Event) {
+	r.reasons = append(r.reasons, string(e.Reason))
+}
+func (r *events) WithAnnotations(...string) event.Recorder { return r }
+
+// TestObserveDeletionOfUnreachableRuntime: a deletion waits for a runtime that
+// does not answer until its time is up, then completes with a Warning event.
+func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
+	deletedAt := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	unreachable := &breaker.Error{Kind: breaker.Runtime, Target: "rt:443", Cause: "timeout", Next: deletedAt}
+	cases := map[string]struct {
+		err     error
+		after   time.Duration
+		exists  bool
+		wantErr string
+		event   string
+	}{
+		"runtime unreachable, within the time": {err: unreachable, after: 30 * time.Minute, wantErr: "the deletion completes at 2026-01-01T13:00:00Z"},
+		"runtime unreachable, time is up":      {err: unreachable, after: time.Hour, event: string(reasonGaveUpOnRuntime)},
+		"runtime answers an error":             {err: kerrors.NewForbidden(corev1.Resource("secrets"), "x", nil), after: 2 * time.Hour, wantErr: "forbidden"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cs := fake.NewClientset()
+			cs.PrependReactor("get", "secrets", func(k8stesting.Action) (bool, kruntime.Object, error) { return true, nil, tc.err })
+			rec := &events{}
+			e := &external{recorder: rec, runtime: cs.CoreV1(), unreachableDeletion: time.Hour,
+				now: func() time.Time { return deletedAt.Add(tc.after) }}
+			cr := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp", DeletionTimestamp: &metav1.Time{Time: deletedAt}},
+				Spec: v1alpha1.RuntimeSecretSpec{ForProvider: v1alpha1.RuntimeSecretParameters{RuntimeID: "rt-1"}}}
+			obs, err := e.Observe(context.Background(), cr)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			}
+			if obs.ResourceExists != tc.exists {
+				t.Errorf("exists %v, want %v", obs.ResourceExists, tc.exists)
+			}
+			if tc.event != "" && !slices.Contains(rec.reasons, tc.event) {
+				t.Errorf("events %v, want %s", rec.reasons, tc.event)
+			}
+		})
 	}
 }
