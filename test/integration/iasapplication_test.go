@@ -334,7 +334,7 @@ func testBadProviderConfig(t *testing.T) {
 	}{
 		"secret-missing":    {nil, "credentials Secret " + ns + "/creds-secret-missing of ProviderConfig " + ns + "/pc-secret-missing does not exist"},
 		"key-missing":       {map[string]string{"username": "admin", "url": tn.sim.URL}, `has no key "password"`},
-		"wrong-password":    {map[string]string{"username": "admin", "password": "wrong-password-value", "url": tn.sim.URL}, "answered 401 Unauthorized"},
+		"wrong-password":    {map[string]string{"username": "admin", "password": "wrong-password-value", "url": tn.sim.URL}, "rejected the credentials (HTTP 401 Unauthorized)"},
 		"http-not-loopback": {map[string]string{"username": "admin", "password": tn.password, "url": "http://tenant.example.com"}, "http is allowed only to a loopback host"},
 		"malformed-url":     {map[string]string{"username": "admin", "password": tn.password, "url": "https//no-scheme"}, "not a valid URL"},
 	}

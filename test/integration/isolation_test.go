@@ -73,7 +73,7 @@ func testRuntimeRefusesThenRecovers(t *testing.T) {
 	addr := l.Addr().String()
 	g.Expect(l.Close()).To(Succeed())
 	pointAt(t, ns, "rt-refuses", "https://"+addr)
-	expectSyncedFalse(t, rs, "runtime API server "+addr+" ")
+	expectSyncedFalse(t, rs, "runtime API server https://"+addr+" ")
 	expectSyncedFalse(t, rs, "connection refused")
 	expectSyncedFalse(t, rs, "next try at")
 

@@ -48,6 +48,9 @@ type Options struct {
 	// BaseDelay is the first open period; each failed probe doubles it, up to
 	// MaxDelay.
 	BaseDelay, MaxDelay time.Duration
+	// FailureThreshold is how many failed calls in a row open the circuit;
+	// default 1.
+	FailureThreshold uint
 	// BrokenCalls bounds the calls in flight, across all targets of the Set, to
 	// targets whose circuit is not closed.
 	BrokenCalls int
@@ -66,7 +69,7 @@ type Set struct {
 
 	mu      sync.Mutex
 	targets map[string]*Target
-	added   int
+	pruned  time.Time
 }
 
 // NewSet returns a Set with the options' defaults filled in.
@@ -77,6 +80,9 @@ func NewSet(o Options) *Set {
 	if o.MaxDelay < o.BaseDelay {
 		o.MaxDelay = max(DefaultMaxDelay, o.BaseDelay)
 	}
+	if o.FailureThreshold == 0 {
+		o.FailureThreshold = 1
+	}
 	if o.BrokenCalls <= 0 {
 		o.BrokenCalls = DefaultBrokenCalls
 	}
@@ -86,12 +92,12 @@ func NewSet(o Options) *Set {
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
-	return &Set{opts: o, broken: bulkhead.New[*http.Response](uint(o.BrokenCalls)), targets: map[string]*Target{}}
+	return &Set{opts: o, broken: bulkhead.New[*http.Response](uint(o.BrokenCalls)), targets: map[string]*Target{}, pruned: time.Now()}
 }
 
-// pruneEvery is how many new targets pass between sweeps of healthy idle ones:
-// targets are kept per runtime, and a landscape has thousands.
-const pruneEvery = 1000
+// pruneEvery is how often targets unused for a while are dropped: targets are
+// kept per runtime and per credentials, and a landscape has thousands.
+const pruneEvery = time.Minute
 
 // Target returns the breaker of the target under key (which identifies it, and
 // may be a digest of its credentials), creating it if need be. name is how
@@ -99,37 +105,46 @@ const pruneEvery = 1000
 func (s *Set) Target(key, name string) *Target {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t, ok := s.targets[key]; ok {
-		t.used.Store(time.Now().UnixNano())
-		return t
+	now := time.Now()
+	if now.Sub(s.pruned) > pruneEvery {
+		s.pruned = now
+		s.pruneLocked(now)
 	}
-	s.added++
-	if s.added%pruneEvery == 0 {
-		s.pruneLocked()
+	if t, ok := s.targets[key]; ok {
+		t.used.Store(now.UnixNano())
+		return t
 	}
 	t := newTarget(s, name)
 	s.targets[key] = t
 	return t
 }
 
-// Forget drops the target under key: its credentials changed, say, so what it
-// failed with no longer holds.
-func (s *Set) Forget(key string) {
+// Find returns the target under key, if there is one.
+func (s *Set) Find(key string) (*Target, bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	t, ok := s.targets[key]
-	delete(s.targets, key)
-	s.mu.Unlock()
-	if ok {
-		t.retire()
+	return t, ok
+}
+
+// Guard returns a function that runs calls through the target under key. It
+// looks the target up on each call, which also keeps it from being pruned
+// while in use.
+func (s *Set) Guard(key, name string) func(ctx context.Context, fn func() (*http.Response, error)) (*http.Response, error) {
+	return func(ctx context.Context, fn func() (*http.Response, error)) (*http.Response, error) {
+		return s.Target(key, name).Call(ctx, fn)
 	}
 }
 
-// pruneLocked drops targets that are closed and unused for a while.
-func (s *Set) pruneLocked() {
-	idle := time.Now().Add(-2 * s.opts.MaxDelay).UnixNano()
+// pruneLocked drops targets nobody asked for in a while: healthy ones after
+// two open periods, failing ones once their longest open period is surely
+// over (their credentials were replaced, or the runtime is gone).
+func (s *Set) pruneLocked(now time.Time) {
 	for k, t := range s.targets {
-		if t.healthy() && t.used.Load() < idle {
+		idle := now.Sub(time.Unix(0, t.used.Load()))
+		if idle > 2*s.opts.MaxDelay && (t.healthy() || idle > s.opts.RejectedDelay+2*s.opts.MaxDelay) {
 			delete(s.targets, k)
+			t.retire()
 		}
 	}
 }
@@ -165,7 +180,7 @@ func newTarget(s *Set, name string) *Target {
 	t.used.Store(time.Now().UnixNano())
 	t.cb = circuitbreaker.NewBuilder[*http.Response]().
 		HandleIf(func(resp *http.Response, err error) bool { return unavailable(resp, err) }).
-		WithFailureThreshold(1).
+		WithFailureThreshold(s.opts.FailureThreshold).
 		WithSuccessThreshold(1).
 		WithDelayFunc(func(failsafe.ExecutionAttempt[*http.Response]) time.Duration { return t.nextDelay() }).
 		WithJitterFactor(0.1).
@@ -280,9 +295,35 @@ func (t *Target) failure(ctx context.Context, resp *http.Response, err error, re
 	t.mu.Lock()
 	t.cause, t.failed = cause, time.Now()
 	t.mu.Unlock()
-	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, Rejected: rejected, Next: t.next()}
-	hintAt(ctx, e.Next)
+	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, Rejected: rejected}
+	if !t.healthy() {
+		// Opened by this failure: the next try is known. Until then the
+		// workqueue's own backoff retries.
+		e.Next = t.next()
+		t.hint(ctx, e)
+	}
 	return e
+}
+
+// recheckRejected bounds the wait of a resource whose credentials were
+// rejected: no watch tells it that the credentials Secret changed, so it
+// looks again this often (without calling the target while they are the same).
+const recheckRejected = 30 * time.Second
+
+// hint hands the next try to the reconcile's retry hint.
+func (t *Target) hint(ctx context.Context, e *Error) {
+	at := e.Next
+	if e.Rejected {
+		at = minTime(at, time.Now().Add(recheckRejected))
+	}
+	hintAt(ctx, at)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // Why a call was not made.
@@ -309,7 +350,7 @@ func (t *Target) refuse(ctx context.Context, why refusal) error {
 	}
 	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, FailedFast: true, Busy: why == refusedBusy,
 		Pending: why == refusedPending, Rejected: t.logon != nil && !t.logon.IsClosed(), Next: t.next()}
-	hintAt(ctx, e.Next)
+	t.hint(ctx, e)
 	return e
 }
 

@@ -33,7 +33,8 @@ type Error struct {
 	Pending bool
 	// Rejected: the target rejected the credentials.
 	Rejected bool
-	// Next is when the next call may go out.
+	// Next is when the next call may go out; zero while the circuit stays
+	// closed and the caller's own backoff retries.
 	Next time.Time
 }
 
@@ -57,6 +58,9 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s %s is failing (%s); not tried now, since other failing targets hold every slot for such calls; next try at %s", what, e.Target, e.Cause, next)
 	case e.FailedFast:
 		return fmt.Sprintf("%s %s is failing (%s); calls fail fast until the next try at %s", what, e.Target, e.Cause, next)
+	}
+	if e.Next.IsZero() {
+		return fmt.Sprintf("%s %s failed (%s); retrying with backoff", what, e.Target, e.Cause)
 	}
 	return fmt.Sprintf("%s %s failed (%s); next try at %s", what, e.Target, e.Cause, next)
 }

@@ -59,15 +59,19 @@ type PoolOptions struct {
 	Breakers *breaker.Set
 }
 
-// NewBreakers returns the circuits of IAS tenants: a tenant that does not
-// answer, or answers 5xx, fails fast with a delay that doubles up to a minute;
+// NewBreakers returns the circuits of IAS tenants: a tenant that fails three
+// calls in a row (no answer, 5xx) fails fast, with a delay that doubles up to
+// a minute; three, since a tenant serves many resources at once and a single
+// 5xx should not pause them all, while a tenant that hangs fails the calls of
+// several workers together;
 // one 401 (or 403: every call this provider makes needs the admin role) stops
 // all calls with those credentials for rejectedDelay (default 10m), or until
 // they change. IAS locks a user after a few failed logons.
 func NewBreakers(rejectedDelay time.Duration, m *breaker.Metrics) *breaker.Set {
 	return breaker.NewSet(breaker.Options{
-		Kind:          breaker.Tenant,
-		RejectedDelay: rejectedDelay,
+		Kind:             breaker.Tenant,
+		FailureThreshold: 3,
+		RejectedDelay:    rejectedDelay,
 		Rejected: func(r *http.Response) bool {
 			return r.StatusCode == http.StatusUnauthorized || r.StatusCode == http.StatusForbidden
 		},
@@ -100,7 +104,6 @@ type tenantState struct {
 
 	mu        sync.Mutex
 	digest    string // of the credentials the state below was made with
-	target    *breaker.Target
 	http      *http.Client
 	endpoints *Endpoints
 	inventory *Inventory
@@ -166,16 +169,8 @@ func (p *Pool) WhenListed(id string, fn func()) bool {
 // and when: no call is made with them until they change or the logon circuit's
 // probe is due.
 func (p *Pool) Rejected(t Tenant) (time.Time, bool) {
-	p.mu.Lock()
-	st, ok := p.tenants[t.URL]
-	p.mu.Unlock()
+	target, ok := p.opts.Breakers.Find(breakerKey(t, t.digest()))
 	if !ok {
-		return time.Time{}, false
-	}
-	st.mu.Lock()
-	target, same := st.target, st.digest == t.digest()
-	st.mu.Unlock()
-	if target == nil || !same {
 		return time.Time{}, false
 	}
 	return target.Rejected()
@@ -214,23 +209,25 @@ func (p *Pool) client(t Tenant) (*client, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if d := t.digest(); st.digest != d || st.http == nil {
-		// New credentials start with closed circuits: a rejection of the old
-		// ones says nothing of them.
-		target := p.opts.Breakers.Target(t.URL+"#"+d, t.URL)
-		hc, err := p.httpClient(t, st.gate, target)
+		// Circuits are kept per credentials: new ones start closed, and a
+		// rejection of the old ones is kept should they come back (two
+		// ProviderConfigs of one tenant, one with a wrong password).
+		hc, err := p.httpClient(t, st.gate, p.opts.Breakers.Guard(breakerKey(t, d), t.URL))
 		if err != nil {
 			return nil, err
 		}
 		if st.http != nil {
 			st.http.CloseIdleConnections()
-			p.opts.Breakers.Forget(t.URL + "#" + st.digest)
 		}
-		st.digest, st.target, st.http, st.endpoints, st.inventory, st.partial = d, target, hc, nil, nil, nil
+		st.digest, st.http, st.endpoints, st.inventory, st.partial = d, hc, nil, nil, nil
 	}
 	return newClient(t, st)
 }
 
-func (p *Pool) httpClient(t Tenant, gate *tenantGate, target *breaker.Target) (*http.Client, error) {
+// breakerKey names a tenant's circuits: its URL and credentials.
+func breakerKey(t Tenant, digest string) string { return t.URL + "#" + digest }
+
+func (p *Pool) httpClient(t Tenant, gate *tenantGate, guard func(context.Context, func() (*http.Response, error)) (*http.Response, error)) (*http.Client, error) {
 	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if len(t.CABundle) > 0 {
 		roots, err := x509.SystemCertPool()
@@ -252,7 +249,7 @@ func (p *Pool) httpClient(t Tenant, gate *tenantGate, target *breaker.Target) (*
 		ForceAttemptHTTP2:   true,
 	}
 	return &http.Client{
-		Transport: &transport{next: base, gate: gate, target: target, metrics: p.opts.Metrics, policy: retryPolicy{
+		Transport: &transport{next: base, gate: gate, guard: guard, metrics: p.opts.Metrics, policy: retryPolicy{
 			attempts: p.opts.Attempts, baseBackoff: p.opts.BaseBackoff, maxBackoff: p.opts.MaxBackoff, timeout: p.opts.Timeout,
 		}},
 		// IAS answers creation with a relative Location; never follow redirects.

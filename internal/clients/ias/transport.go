@@ -12,8 +12,6 @@ import (
 
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/util/wait"
-
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 // tenantGate is the per-tenant token bucket plus the pause a 429 imposes on every
@@ -78,13 +76,13 @@ type retryPolicy struct {
 type transport struct {
 	next    http.RoundTripper
 	gate    *tenantGate
-	target  *breaker.Target
+	guard   func(context.Context, func() (*http.Response, error)) (*http.Response, error)
 	policy  retryPolicy
 	metrics *Metrics
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	return t.target.Call(req.Context(), func() (*http.Response, error) { return t.attempts(req) })
+	return t.guard(req.Context(), func() (*http.Response, error) { return t.attempts(req) })
 }
 
 func (t *transport) attempts(req *http.Request) (*http.Response, error) {

@@ -62,7 +62,7 @@ func TestTransportRetries(t *testing.T) {
 			defer srv.Close()
 			tr := &transport{next: http.DefaultTransport, metrics: NewMetrics(nil),
 				gate:   &tenantGate{url: srv.URL, limiter: rate.NewLimiter(rate.Inf, 1)},
-				target: NewBreakers(0, nil).Target(srv.URL, srv.URL),
+				guard:  NewBreakers(0, nil).Guard(srv.URL, srv.URL),
 				policy: retryPolicy{attempts: 3, baseBackoff: time.Millisecond, maxBackoff: 5 * time.Millisecond, timeout: 200 * time.Millisecond}}
 			req, _ := http.NewRequestWithContext(context.Background(), tc.method, srv.URL+"/Applications/v1/", strings.NewReader("{}"))
 			resp, err := tr.RoundTrip(req)
@@ -128,7 +128,7 @@ func TestRetryAfterHoldsCallsInTheBucket(t *testing.T) {
 			// 5 calls at 10 per second: four wait in the bucket when the 429 comes.
 			tr := &transport{next: http.DefaultTransport, metrics: NewMetrics(nil),
 				gate:   &tenantGate{url: srv.URL, limiter: rate.NewLimiter(10, 1)},
-				target: NewBreakers(0, nil).Target(srv.URL, srv.URL),
+				guard:  NewBreakers(0, nil).Guard(srv.URL, srv.URL),
 				policy: retryPolicy{attempts: 3, baseBackoff: time.Millisecond, maxBackoff: 5 * time.Millisecond, timeout: 5 * time.Second}}
 			// A first call shows the tenant accepts the credentials.
 			first, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL+"/Applications/v1/", nil)

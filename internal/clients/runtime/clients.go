@@ -138,9 +138,9 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	// is this client's alone: client-go's global TLS cache would otherwise keep
 	// one transport per runtime forever, whatever size this cache has.
 	rc.Proxy = http.ProxyFromEnvironment
-	target := c.breakers.Target(key, rc.Host)
+	guarded := c.breakers.Guard(key, rc.Host)
 	rc.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		return &guard{next: c.tune(rt), target: target, timeout: c.timeout}
+		return &guard{next: c.tune(rt), call: guarded, timeout: c.timeout}
 	}
 	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {

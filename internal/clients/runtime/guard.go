@@ -19,12 +19,12 @@ func NewBreakers(m *breaker.Metrics) *breaker.Set {
 // guard sends each request through the runtime's circuit, with a timeout.
 type guard struct {
 	next    http.RoundTripper
-	target  *breaker.Target
+	call    func(context.Context, func() (*http.Response, error)) (*http.Response, error)
 	timeout time.Duration
 }
 
 func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
-	return g.target.Call(req.Context(), func() (*http.Response, error) {
+	return g.call(req.Context(), func() (*http.Response, error) {
 		ctx, cancel := context.WithTimeout(req.Context(), g.timeout)
 		resp, err := g.next.RoundTrip(req.WithContext(ctx))
 		if err != nil {
