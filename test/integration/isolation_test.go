@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -230,7 +231,10 @@ func hang(t *testing.T) string {
 // URL) until stopped.
 func proxy(t *testing.T, addr, server string) func() {
 	t.Helper()
-	to := strings.TrimPrefix(server, "https://")
+	to := server
+	if u, err := url.Parse(server); err == nil && u.Host != "" {
+		to = u.Host
+	}
 	var l net.Listener
 	NewWithT(t).Eventually(func() (err error) { l, err = net.Listen("tcp", addr); return err }, 10*time.Second).Should(Succeed())
 	go func() {

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -111,6 +112,8 @@ func Cause(resp *http.Response, err error) string {
 		return "TLS failure"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed"
 	}
 	return "no answer"
 }
