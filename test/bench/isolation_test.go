@@ -163,9 +163,14 @@ func brokenRuntime(ctx context.Context, b *testing.B, id, server string, withApp
 	}
 }
 
+// conditioned is a managed resource of either kind.
+type conditioned interface {
+	GetCondition(xpv2.ConditionType) xpv2.Condition
+}
+
 // namesCause tells whether a resource is Synced=False with a message naming
 // the cause of its failing target.
-func namesCause(o interface{ GetCondition(xpv2.ConditionType) xpv2.Condition }) bool {
+func namesCause(o conditioned) bool {
 	c := o.GetCondition(xpv2.TypeSynced)
 	return c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "next try at") &&
 		(strings.Contains(c.Message, "timeout") || strings.Contains(c.Message, "refused"))
