@@ -48,9 +48,9 @@ type Options struct {
 	// BaseDelay is the first open period; each failed probe doubles it, up to
 	// MaxDelay.
 	BaseDelay, MaxDelay time.Duration
-	// FailureThreshold is how many failed calls in a row open the circuit;
-	// default 1.
-	FailureThreshold uint
+	// ServerErrorThreshold is how many 5xx answers in a row open the circuit;
+	// default 1. A call that got no answer opens it at once.
+	ServerErrorThreshold uint
 	// BrokenCalls bounds the calls in flight, across all targets of the Set, to
 	// targets whose circuit is not closed.
 	BrokenCalls int
@@ -80,8 +80,8 @@ func NewSet(o Options) *Set {
 	if o.MaxDelay < o.BaseDelay {
 		o.MaxDelay = max(DefaultMaxDelay, o.BaseDelay)
 	}
-	if o.FailureThreshold == 0 {
-		o.FailureThreshold = 1
+	if o.ServerErrorThreshold == 0 {
+		o.ServerErrorThreshold = 1
 	}
 	if o.BrokenCalls <= 0 {
 		o.BrokenCalls = DefaultBrokenCalls
@@ -149,12 +149,15 @@ func (s *Set) pruneLocked(now time.Time) {
 	}
 }
 
-// Target is one target's breakers: availability (timeouts, refused or reset
-// connections, TLS failures, 5xx) and, if the Set has Rejected, logon.
+// Target is one target's circuits: unreachable (no answer: timeouts, refused
+// or reset connections, TLS failures; opens on one), server errors (5xx;
+// opens after ServerErrorThreshold in a row) and, if the Set has Rejected,
+// logon.
 type Target struct {
 	set  *Set
 	name string
-	cb   circuitbreaker.CircuitBreaker[*http.Response]
+	// availability are the unreachable and server-error circuits.
+	availability []*circuit
 	// logon opens on one rejection of the credentials; nil without Rejected.
 	logon circuitbreaker.CircuitBreaker[*http.Response]
 	// policies are logon (if any) then availability, as failsafe composes them.
@@ -167,7 +170,6 @@ type Target struct {
 	verifying chan struct{}
 
 	used   atomic.Int64 // unix nanoseconds of the last lookup
-	opens  atomic.Int32 // consecutive openings, for the doubling delay
 	nOpen  atomic.Int32 // circuits of this target not closed, for the gauge
 	gone   atomic.Bool  // forgotten: its open circuits are no longer counted
 	mu     sync.Mutex
@@ -175,18 +177,16 @@ type Target struct {
 	failed time.Time
 }
 
+// circuit is an availability circuit with the count of its openings in a
+// row, for the doubling delay.
+type circuit struct {
+	circuitbreaker.CircuitBreaker[*http.Response]
+	opens atomic.Int32
+}
+
 func newTarget(s *Set, name string) *Target {
 	t := &Target{set: s, name: name, verifying: make(chan struct{}, 1)}
 	t.used.Store(time.Now().UnixNano())
-	t.cb = circuitbreaker.NewBuilder[*http.Response]().
-		HandleIf(func(resp *http.Response, err error) bool { return unavailable(resp, err) }).
-		WithFailureThreshold(s.opts.FailureThreshold).
-		WithSuccessThreshold(1).
-		WithDelayFunc(func(failsafe.ExecutionAttempt[*http.Response]) time.Duration { return t.nextDelay() }).
-		WithJitterFactor(0.1).
-		OnStateChanged(t.changed).
-		OnClose(func(circuitbreaker.StateChangedEvent) { t.opens.Store(0) }).
-		Build()
 	if s.opts.Rejected != nil {
 		t.logon = circuitbreaker.NewBuilder[*http.Response]().
 			HandleIf(func(resp *http.Response, err error) bool { return err == nil && s.opts.Rejected(resp) }).
@@ -197,13 +197,32 @@ func newTarget(s *Set, name string) *Target {
 			Build()
 		t.policies = append(t.policies, t.logon)
 	}
-	t.policies = append(t.policies, t.cb)
+	unreachable := func(_ *http.Response, err error) bool { return err != nil }
+	serverError := func(resp *http.Response, err error) bool { return err == nil && resp != nil && resp.StatusCode >= 500 }
+	t.availability = []*circuit{t.circuit(unreachable, 1), t.circuit(serverError, s.opts.ServerErrorThreshold)}
+	for _, c := range t.availability {
+		t.policies = append(t.policies, c)
+	}
 	return t
 }
 
+func (t *Target) circuit(failed func(*http.Response, error) bool, threshold uint) *circuit {
+	c := &circuit{}
+	c.CircuitBreaker = circuitbreaker.NewBuilder[*http.Response]().
+		HandleIf(failed).
+		WithFailureThreshold(threshold).
+		WithSuccessThreshold(1).
+		WithDelayFunc(func(failsafe.ExecutionAttempt[*http.Response]) time.Duration { return t.nextDelay(&c.opens) }).
+		WithJitterFactor(0.1).
+		OnStateChanged(t.changed).
+		OnClose(func(circuitbreaker.StateChangedEvent) { c.opens.Store(0) }).
+		Build()
+	return c
+}
+
 // nextDelay doubles the open period with each opening in a row, up to the cap.
-func (t *Target) nextDelay() time.Duration {
-	n := t.opens.Add(1)
+func (t *Target) nextDelay(opens *atomic.Int32) time.Duration {
+	n := opens.Add(1)
 	d := t.set.opts.BaseDelay
 	for i := int32(1); i < n && d < t.set.opts.MaxDelay; i++ {
 		d *= 2
@@ -233,7 +252,12 @@ func (t *Target) retire() {
 
 // healthy tells whether every circuit of the target is closed.
 func (t *Target) healthy() bool {
-	return t.cb.IsClosed() && (t.logon == nil || t.logon.IsClosed())
+	for _, c := range t.availability {
+		if !c.IsClosed() {
+			return false
+		}
+	}
+	return t.logon == nil || t.logon.IsClosed()
 }
 
 // Call runs one call to the target through its circuits. A failure the
@@ -359,7 +383,10 @@ func (t *Target) refuse(ctx context.Context, why refusal) error {
 // base delay from now. Spread a little, so that the resources of one target do
 // not all come back at once.
 func (t *Target) next() time.Time {
-	d := t.cb.RemainingDelay() // jittered by the circuit already
+	var d time.Duration // jittered by the circuits already
+	for _, c := range t.availability {
+		d = max(d, c.RemainingDelay())
+	}
 	if t.logon != nil {
 		d = max(d, t.logon.RemainingDelay())
 	}

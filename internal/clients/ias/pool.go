@@ -59,19 +59,18 @@ type PoolOptions struct {
 	Breakers *breaker.Set
 }
 
-// NewBreakers returns the circuits of IAS tenants: a tenant that fails three
-// calls in a row (no answer, 5xx) fails fast, with a delay that doubles up to
-// a minute; three, since a tenant serves many resources at once and a single
-// 5xx should not pause them all, while a tenant that hangs fails the calls of
-// several workers together;
+// NewBreakers returns the circuits of IAS tenants: a tenant that does not
+// answer a call, or answers 5xx to three in a row, fails fast, with a delay
+// that doubles up to a minute (three, since a tenant serves many resources at
+// once and a single 5xx should not pause them all);
 // one 401 (or 403: every call this provider makes needs the admin role) stops
 // all calls with those credentials for rejectedDelay (default 10m), or until
 // they change. IAS locks a user after a few failed logons.
 func NewBreakers(rejectedDelay time.Duration, m *breaker.Metrics) *breaker.Set {
 	return breaker.NewSet(breaker.Options{
-		Kind:             breaker.Tenant,
-		FailureThreshold: 3,
-		RejectedDelay:    rejectedDelay,
+		Kind:                 breaker.Tenant,
+		ServerErrorThreshold: 3,
+		RejectedDelay:        rejectedDelay,
 		Rejected: func(r *http.Response) bool {
 			return r.StatusCode == http.StatusUnauthorized || r.StatusCode == http.StatusForbidden
 		},
