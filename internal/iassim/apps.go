@@ -42,6 +42,9 @@ func (s *Server) listApps(w http.ResponseWriter, r *http.Request) {
 	start := 0
 	if c := q.Get("cursor"); c != "" {
 		start = -1
+		if s.opts.OpaqueCursors {
+			c = fromOpaque(c)
+		}
 		for i, a := range hits {
 			if a.ID == c {
 				start = i
@@ -65,8 +68,22 @@ func (s *Server) listApps(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"totalResults": len(hits), "itemsPerPage": len(page), "applications": page}
 	if end < len(hits) {
 		body["nextCursor"] = hits[end].ID
+		if s.opts.OpaqueCursors {
+			body["nextCursor"] = toOpaque(hits[end].ID)
+		}
 	}
 	writeJSON(w, http.StatusOK, body)
+}
+
+// toOpaque makes a cursor that is no UUID from the app ID it points at.
+func toOpaque(id string) string { return "pg~" + base64.RawURLEncoding.EncodeToString([]byte(id)) }
+
+func fromOpaque(c string) string {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(c, "pg~"))
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // parseFilter understands "<attr> eq <value>" for the attributes IAS supports.
@@ -85,7 +102,7 @@ func parseFilter(f string) (func(*App) bool, bool) {
 	case "id":
 		return func(a *App) bool { return a.ID == v }, true
 	case "clientID":
-		return func(a *App) bool { return len(a.Secrets) > 0 && a.ClientID == v }, true
+		return func(a *App) bool { return a.ClientID == v }, true
 	case "parentApplicationId":
 		return func(*App) bool { return false }, true
 	}
@@ -144,7 +161,7 @@ func (s *Server) withApp(w http.ResponseWriter, r *http.Request, fn func(*App)) 
 	a, ok := s.apps[id]
 	if !ok {
 		s.mu.Unlock()
-		writeError(w, http.StatusNotFound, "Unable to find application with ID "+id)
+		writeError(w, http.StatusNotFound, "Unable to find application with provided identifier.")
 		return
 	}
 	defer s.mu.Unlock()

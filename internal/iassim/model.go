@@ -18,7 +18,7 @@ type App struct {
 	Description   string
 	GlobalAccount string
 	SSOType       string
-	// ClientID is assigned at creation and shown once a secret exists, as in IAS.
+	// ClientID is assigned at creation and shown from then on, as in IAS.
 	ClientID string
 	// Type is meta.type: "charged" for customer-created apps, else "bundled"/"system".
 	Type    string
@@ -37,9 +37,12 @@ type Secret struct {
 }
 
 func (a *App) json(base string) map[string]any {
-	authn := map[string]any{"ssoType": a.SSOType}
-	if len(a.Secrets) > 0 {
-		authn["clientID"] = a.ClientID
+	// "clientId" with a lower-case d, from creation on, as every recorded answer.
+	authn := map[string]any{"ssoType": a.SSOType, "clientId": a.ClientID}
+	// globalAccount is always there, "unknown" when none was given.
+	ga := a.GlobalAccount
+	if ga == "" {
+		ga = "unknown"
 	}
 	out := map[string]any{
 		"id":      a.ID,
@@ -51,11 +54,9 @@ func (a *App) json(base string) map[string]any {
 			"lastModified": a.Created.UTC().Format(time.RFC3339),
 			"location":     base + "/Applications/v1/" + a.ID,
 		},
-		"branding":  map[string]any{"displayName": a.DisplayName},
-		schemaAuthn: authn,
-	}
-	if a.GlobalAccount != "" {
-		out["globalAccount"] = a.GlobalAccount
+		"branding":      map[string]any{"displayName": a.DisplayName},
+		"globalAccount": ga,
+		schemaAuthn:     authn,
 	}
 	if a.Description != "" {
 		out["description"] = a.Description
@@ -63,21 +64,24 @@ func (a *App) json(base string) map[string]any {
 	return out
 }
 
-func (s *Secret) json(withValue bool, clientID string) map[string]any {
+// json is the secret as listed; created adds what only the create answer
+// carries: the value and the client ID. Neither carries apiNames while
+// allApisAccess is false (recorded: resource_application_secret.yaml,
+// datasource_application_secrets.yaml).
+func (s *Secret) json(created bool, clientID string) map[string]any {
 	out := map[string]any{
 		"id":                  s.ID,
 		"hint":                s.Hint,
 		"description":         s.Description,
 		"authorizationScopes": s.AuthorizationScopes,
-		"clientId":            clientID,
 		"allApisAccess":       false,
-		"apiNames":            []string{},
 	}
 	if s.ValidTo != nil {
 		out["validTo"] = s.ValidTo.UTC().Format(time.RFC3339)
 	}
-	if withValue {
+	if created {
 		out["secret"] = s.Value
+		out["clientId"] = clientID
 	}
 	return out
 }

@@ -38,6 +38,9 @@ type Options struct {
 	// ListLag hides an app from lists until it is this old: IAS's reads do not
 	// follow its writes at once. GET by ID sees the app at once.
 	ListLag time.Duration
+	// OpaqueCursors hands out list cursors that are not UUIDs. No recording
+	// shows a real one, and the spec types nextCursor as a plain string.
+	OpaqueCursors bool
 }
 
 // RequestRecord is one request the simulator answered.
@@ -267,7 +270,8 @@ func (s *Server) serveFaults(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
+	// As every recorded answer.
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
 }

@@ -41,7 +41,7 @@ type Application struct {
 	SSOType       string
 	// Created is meta.created; zero if IAS did not say.
 	Created time.Time
-	// ClientID is set once the application has a secret.
+	// ClientID is the app's client ID, set from its creation on.
 	ClientID string
 	// Type is meta.type: "charged" for customer-created applications.
 	Type string
@@ -62,7 +62,8 @@ type SecretSpec struct {
 	ValidTo             *time.Time
 }
 
-// APISecret is an api secret. Value is set only in the answer to its creation.
+// APISecret is an api secret. Value and ClientID are set only in the answer to
+// its creation.
 type APISecret struct {
 	ID          string
 	ClientID    string
@@ -170,15 +171,13 @@ func (c *client) eachApplicationPage(ctx context.Context, filter string, fn func
 			}
 			fn(page)
 		}
+		// Only nextCursor ends the paging (a recorded page said totalResults 22
+		// with 21 items and no nextCursor); a cursor is opaque and goes back as sent.
 		next := deref(resp.JSON200.NextCursor)
 		if next == "" {
 			return nil
 		}
-		cursor, err := uuid.Parse(next)
-		if err != nil {
-			return fmt.Errorf("IAS %s: unexpected cursor %q", operation.ListApplications, next)
-		}
-		params.Cursor = &cursor
+		params.Cursor = &next
 	}
 }
 
@@ -310,8 +309,8 @@ func (c *client) ListAPISecrets(ctx context.Context, appID string) ([]APISecret,
 	var out []APISecret
 	if resp.JSON200.Secrets != nil {
 		for _, s := range *resp.JSON200.Secrets {
-			out = append(out, APISecret{ID: deref(s.Id), ClientID: deref(s.ClientId), Hint: deref(s.Hint),
-				Description: deref(s.Description), ValidTo: s.ValidTo})
+			// A listed secret carries no clientId: only the create answer does.
+			out = append(out, APISecret{ID: deref(s.Id), Hint: deref(s.Hint), Description: deref(s.Description), ValidTo: s.ValidTo})
 		}
 	}
 	return out, nil
@@ -396,7 +395,7 @@ func fromAPI(a api.ApplicationResponse) Application {
 		out.Created = *a.Meta.Created
 	}
 	if au := a.UrnSapIdentityApplicationSchemasExtensionSci10Authentication; au != nil {
-		out.ClientID = deref(au.ClientID)
+		out.ClientID = deref(au.ClientId)
 		if au.SsoType != nil {
 			out.SSOType = string(*au.SsoType)
 		}

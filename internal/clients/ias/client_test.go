@@ -41,6 +41,8 @@ func TestFindApplicationsPages(t *testing.T) {
 		"one":                      {namesakes: 1, others: 150, wantLists: 1},
 		"exactly one page":         {namesakes: 100, wantLists: 1},
 		"three pages":              {namesakes: 250, others: 10, wantLists: 3},
+		// A cursor is opaque: a tenant whose cursors are no UUIDs pages as well.
+		"three pages, opaque cursors": {opts: iassim.Options{OpaqueCursors: true}, namesakes: 250, others: 10, wantLists: 3},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -797,10 +797,8 @@ type AuthenticationSchema struct {
 	// CaptchaConfig Example: {"forgot_password":false,"login":true,"registration":true}
 	CaptchaConfig *CaptchaConfig `json:"captchaConfig,omitempty"`
 
-	// ClientID it's the same for clientID in OIDC flows
-	//
-	// Example: eac15e81-6703-4c67-8719-ae5c6c865ad3
-	ClientID *string `json:"clientID,omitempty"`
+	// ClientId The app's OIDC client ID, present from the app's creation on.
+	ClientId *string `json:"clientId,omitempty"`
 
 	// CompanyId Example: global
 	CompanyId *string `json:"companyId,omitempty"`
@@ -1257,7 +1255,7 @@ type GetAllApplicationsParams struct {
 	Skip *int32 `form:"skip,omitempty" json:"skip,omitempty"`
 
 	// Cursor Cursor to the starting identifier in a page.
-	Cursor *openapi_types.UUID `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// Inherit Specifies whether the application will have inherited properties from the parent or source application
 	Inherit *bool `form:"inherit,omitempty" json:"inherit,omitempty"`
@@ -1812,7 +1810,7 @@ func NewGetAllApplicationsRequest(server string, params *GetAllApplicationsParam
 
 		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
