@@ -77,6 +77,18 @@ type APISecret struct {
 type Endpoints struct {
 	TokenURL string
 	CertsURL string
+	// Issuer is the document's issuer; the eventing manager on each runtime
+	// derives it from CertsURL (see CertsURLFitsIssuer).
+	Issuer string
+}
+
+// CertsURLFitsIssuer tells whether CertsURL is <Issuer>/oauth2/certs. Kyma's
+// eventing manager derives the JWT issuer of its APIRules by cutting
+// /oauth2/certs off certs_url (kyma-project/eventing-manager,
+// pkg/object/apirule.go); any other form makes every webhook call fail on
+// the runtime without an error anywhere.
+func (e Endpoints) CertsURLFitsIssuer() bool {
+	return e.CertsURL == strings.TrimSuffix(e.Issuer, "/")+"/oauth2/certs"
 }
 
 // A Patch sets one attribute of an application (a JSON pointer path).
@@ -362,6 +374,7 @@ func (c *client) fetchEndpoints(ctx context.Context, hc *http.Client) (Endpoints
 	}
 	defer resp.Body.Close() //nolint:errcheck // Read-only body.
 	var doc struct {
+		Issuer        string `json:"issuer"`
 		TokenEndpoint string `json:"token_endpoint"`
 		JWKSURI       string `json:"jwks_uri"`
 	}
@@ -371,7 +384,7 @@ func (c *client) fetchEndpoints(ctx context.Context, hc *http.Client) (Endpoints
 	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || doc.TokenEndpoint == "" || doc.JWKSURI == "" {
 		return Endpoints{}, fmt.Errorf("IAS %s: the document lacks token_endpoint or jwks_uri", operation.WellKnown)
 	}
-	e := Endpoints{TokenURL: doc.TokenEndpoint, CertsURL: doc.JWKSURI}
+	e := Endpoints{TokenURL: doc.TokenEndpoint, CertsURL: doc.JWKSURI, Issuer: doc.Issuer}
 	c.state.mu.Lock()
 	if c.state.http == hc {
 		c.state.endpoints = &e

@@ -2,6 +2,7 @@ package iasapplication
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,7 +29,12 @@ const (
 	reasonDeletedSecret    event.Reason = "DeletedStaleClientSecret"
 	reasonDeletedDuplicate event.Reason = "DeletedDuplicateApplication"
 	reasonRejected         event.Reason = "CredentialsRejected"
+	reasonCertsURL         event.Reason = "CertsURLNotUnderIssuer"
 )
+
+// TypeCertsURL is the condition that says whether the tenant's certs URL is
+// <issuer>/oauth2/certs, as the eventing manager on each runtime needs it.
+const TypeCertsURL xpv2.ConditionType = "CertsURLFitsIssuer"
 
 // shared is what the connector hands to every external client it makes.
 type shared struct {
@@ -74,6 +81,24 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 		c.reportRejected(cfg, at)
 	}
 	return &external{shared: c.shared, ias: cl, globalAccount: cfg.GlobalAccount, now: time.Now}, nil
+}
+
+// checkCertsURL says, in a condition and an event, when the tenant's certs URL
+// is not <issuer>/oauth2/certs: the runtime's APIRules would then reject every
+// token. The credentials are published all the same; the fix is the tenant's.
+func (e *external) checkCertsURL(cr *v1alpha1.IASApplication, ep ias.Endpoints) {
+	c := xpv2.Condition{Type: TypeCertsURL, Status: corev1.ConditionTrue, Reason: "FitsIssuer", LastTransitionTime: metav1.Now()}
+	if !ep.CertsURLFitsIssuer() {
+		msg := fmt.Sprintf("The tenant's jwks_uri %s is not its issuer %q plus /oauth2/certs: Kyma's eventing manager derives the issuer from certs_url, so the runtime's APIRules would reject every token. Use the tenant's default domain as the ProviderConfig's url (a custom domain's well-known document names other URLs)", ep.CertsURL, ep.Issuer)
+		c.Status, c.Reason, c.Message = corev1.ConditionFalse, "NotUnderIssuer", msg
+		if old := cr.GetCondition(TypeCertsURL); old.Status != corev1.ConditionFalse {
+			e.recorder.Event(cr, event.Warning(reasonCertsURL, errors.New(msg)))
+		}
+	}
+	if old := cr.GetCondition(TypeCertsURL); old.Status == c.Status && old.Message == c.Message {
+		return // keep the transition time: nothing to write
+	}
+	cr.SetConditions(c)
 }
 
 // reportRejected tells the ProviderConfig, once per rejection, that IAS
@@ -123,6 +148,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	}
 	at := &cr.Status.AtProvider
 	at.ID, at.ClientID, at.TokenURL, at.CertsURL = app.ID, app.ClientID, endpoints.TokenURL, endpoints.CertsURL
+	e.checkCertsURL(cr, endpoints)
 
 	conn, err := e.connectionSecret(ctx, cr)
 	if err != nil {
@@ -163,6 +189,7 @@ func (e *external) observeCreated(ctx context.Context, cr *v1alpha1.IASApplicati
 	}
 	at := &cr.Status.AtProvider
 	at.ID, at.ClientID, at.TokenURL, at.CertsURL = c.app.ID, c.app.ClientID, endpoints.TokenURL, endpoints.CertsURL
+	e.checkCertsURL(cr, endpoints)
 	st := secretState{ours: []ias.APISecret{c.secret}, cur: &c.secret, value: c.secret.Value}
 	at.SecretsCheckedAt = &metav1.Time{Time: c.at}
 	if _, err := e.observeSecrets(ctx, cr, st); err != nil {

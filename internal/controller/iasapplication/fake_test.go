@@ -114,7 +114,7 @@ func (f *fakeIAS) ListedApplication(_ context.Context, id string, _ time.Duratio
 }
 
 func (f *fakeIAS) Endpoints(context.Context) (ias.Endpoints, error) {
-	return ias.Endpoints{TokenURL: "https://t/oauth2/token", CertsURL: "https://t/oauth2/certs"}, nil
+	return ias.Endpoints{TokenURL: "https://t/oauth2/token", CertsURL: "https://t/oauth2/certs", Issuer: "https://t"}, nil
 }
 
 // usersFn answers Users.NotYetCarrying.
