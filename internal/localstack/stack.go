@@ -53,6 +53,9 @@ type Options struct {
 	// ProviderLater leaves the provider to StartProvider, for what must happen
 	// before it runs (a migration, for one).
 	ProviderLater bool
+	// Sim sets the IAS simulator's latency and rate limit (its credentials are
+	// the stack's own).
+	Sim iassim.Options
 	// Inactive leaves out the ManagedResourceActivationPolicy of
 	// cluster/install.yaml: the provider's managed resource definitions stay
 	// inactive (safe-start) until Activate.
@@ -142,6 +145,20 @@ func (s *Stack) ProviderRestarts() int {
 		return 0
 	}
 	return s.pkgRuntime.providerRestarts()
+}
+
+// Crossplane is Crossplane core's process.
+func (s *Stack) Crossplane() *process { return s.named("crossplane") }
+
+func (s *Stack) named(name string) *process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.procs) - 1; i >= 0; i-- {
+		if s.procs[i].name == name {
+			return s.procs[i]
+		}
+	}
+	return nil
 }
 
 // Provider is the running provider's process; nil before it starts.
@@ -336,7 +353,9 @@ func (s *Stack) StartProvider(ctx context.Context) error { return s.pkgRuntime.a
 // default ClusterProviderConfig.
 func (s *Stack) tenant(ctx context.Context) error {
 	password := fmt.Sprintf("local-%d", time.Now().UnixNano())
-	sim, err := iassim.New(iassim.Options{Username: "admin", Password: password}).Serve("127.0.0.1:0", false)
+	o := s.o.Sim
+	o.Username, o.Password = "admin", password
+	sim, err := iassim.New(o).Serve("127.0.0.1:0", false)
 	if err != nil {
 		return err
 	}

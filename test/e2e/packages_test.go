@@ -81,7 +81,7 @@ func expectInstalled(g Gomega, ctx context.Context, s *localstack.Stack, version
 // directory kept when the test fails, and stops it when the test ends; a
 // failed test logs where the logs are, the provider's last lines and the
 // packages' conditions.
-func startStack(t *testing.T, ctx context.Context, o localstack.Options) *localstack.Stack {
+func startStack(t testing.TB, ctx context.Context, o localstack.Options) *localstack.Stack {
 	t.Helper()
 	o.Root, _ = filepath.Abs(filepath.Join("..", ".."))
 	o.Assets, o.Tools, o.Work = os.Getenv("KUBEBUILDER_ASSETS"), os.Getenv("CROSSPLANE_TOOLS"), workDir(t)
@@ -102,7 +102,7 @@ func startStack(t *testing.T, ctx context.Context, o localstack.Options) *locals
 
 // workDir is the stack's work directory, kept when the test fails so the
 // processes' logs can be read.
-func workDir(t *testing.T) string {
+func workDir(t testing.TB) string {
 	dir, err := os.MkdirTemp("", strings.ReplaceAll(t.Name(), "/", "_")+"-")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,254 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	. "github.com/onsi/gomega"
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
+)
+
+// tenantQPS is the ProviderConfig's default rateLimit.qps: the IAS bound.
+const tenantQPS = 40.0
+
+// composed is the stack the composed figures are taken on: what `make e2e`
+// installs, with the IAS simulator answering as IAS does (50 rps per client,
+// 100 ms), and many runtimes behind the namespace-mapping runtime proxy.
+type composed struct {
+	b     *testing.B
+	s     *localstack.Stack
+	proxy *runtimeProxy
+	seq   int
+}
+
+// BenchmarkComposed takes the figures users see (issue 23): Kyma CR to runtime
+// Secret through the kyma bridge, Crossplane core and both functions, at 200
+// and 1,000 runtimes, next to the same number of runtimes made as managed
+// resources directly in the same run; a new Kyma CR while 1,000 are Ready; the
+// deletion of 1,000; and what the provider and Crossplane core use.
+func BenchmarkComposed(b *testing.B) {
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
+	defer cancel()
+	s := startStack(b, ctx, localstack.Options{ProviderArgs: []string{"--poll=1m"}, Sim: iassim.Options{Latency: 100 * time.Millisecond}})
+	NewWithT(b).Eventually(func(g Gomega) { expectInstalled(g, ctx, s, localstack.InstallVersion) }, 3*time.Minute, time.Second).Should(Succeed())
+	proxy, err := newRuntimeProxy(s.RuntimeKubeconfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer proxy.Close()
+	c := &composed{b: b, s: s, proxy: proxy}
+	for range b.N {
+		c.bringUp(ctx, 200)
+		start := c.usage()
+		ids := c.bringUp(ctx, 1000)
+		c.newWhileReady(ctx, 10)
+		c.deleteAll(ctx, ids)
+		c.printUsage(start)
+	}
+}
+
+func figure(key string, value, bound float64) {
+	fmt.Printf("BENCH %s %.3f bound %.3f ratio %.2f\n", key, value, bound, value/bound)
+}
+
+func (c *composed) nextID(prefix string) string {
+	c.seq++
+	return fmt.Sprintf("%s-%05d", prefix, c.seq)
+}
+
+// runtime makes runtime id: its kyma-system namespace and kubeconfig Secret.
+func (c *composed) runtime(ctx context.Context, id string) error {
+	if err := c.s.RuntimeKube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}}); err != nil {
+		return err
+	}
+	return c.s.Kube.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: localstack.KCPNamespace},
+		Data: map[string][]byte{"config": c.proxy.kubeconfig(id)}})
+}
+
+// direct makes runtime id's managed resources as `make bench` does, without
+// the bridge, the XR or core.
+func (c *composed) direct(ctx context.Context, id string) error {
+	app := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: localstack.KCPNamespace}}
+	app.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: id + "-ias"})
+	if err := c.s.Kube.Create(ctx, app); err != nil {
+		return err
+	}
+	return c.s.Kube.Create(ctx, &runtimev1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: localstack.KCPNamespace},
+		Spec: runtimev1alpha1.RuntimeSecretSpec{ForProvider: runtimev1alpha1.RuntimeSecretParameters{
+			RuntimeID: id, ApplicationRef: &xpv2.NamespacedReference{Name: id}}}})
+}
+
+// hasSecret tells whether runtime id has its Secret.
+func (c *composed) hasSecret(ctx context.Context, id string) bool {
+	s := &corev1.Secret{}
+	return c.s.RuntimeKube.Get(ctx, client.ObjectKey{Namespace: id, Name: "eventing-webhook-auth"}, s) == nil && len(s.Data["client_secret"]) > 0
+}
+
+// waitAll polls until done holds for every id, and returns when each first did.
+func (c *composed) waitAll(ctx context.Context, ids []string, limit time.Duration, done func(context.Context, string) bool) map[string]time.Time {
+	at := map[string]time.Time{}
+	deadline := time.Now().Add(limit)
+	for len(at) < len(ids) {
+		if time.Now().After(deadline) {
+			c.b.Fatalf("%d of %d not done after %s; provider log:\n%s", len(ids)-len(at), len(ids), limit, c.s.Provider().Tail())
+		}
+		var mu sync.Mutex
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(16)
+		for _, id := range ids {
+			if _, ok := at[id]; ok {
+				continue
+			}
+			g.Go(func() error {
+				if done(gctx, id) {
+					mu.Lock()
+					at[id] = time.Now()
+					mu.Unlock()
+				}
+				return nil
+			})
+		}
+		_ = g.Wait()
+		time.Sleep(100 * time.Millisecond)
+	}
+	return at
+}
+
+func (c *composed) each(ctx context.Context, ids []string, fn func(context.Context, string) error) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(32)
+	for _, id := range ids {
+		g.Go(func() error { return fn(gctx, id) })
+	}
+	if err := g.Wait(); err != nil {
+		c.b.Fatal(err)
+	}
+}
+
+func (c *composed) iasCalls() int {
+	n := 0
+	for _, codes := range c.s.Sim.Stats() {
+		for _, k := range codes {
+			n += k
+		}
+	}
+	return n
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	slices.Sort(d)
+	return d[min(len(d)-1, int(float64(len(d))*p))]
+}
+
+// timed makes n runtimes at once with create, waits for their Secrets, and
+// returns the time to the last, the time per runtime and the IAS calls made.
+func (c *composed) timed(ctx context.Context, prefix string, n int, create func(context.Context, string) error) (time.Duration, []time.Duration, int, []string) {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = c.nextID(prefix)
+	}
+	c.each(ctx, ids, c.runtime)
+	calls0, start := c.iasCalls(), time.Now()
+	c.each(ctx, ids, create)
+	at := c.waitAll(ctx, ids, 20*time.Minute, c.hasSecret)
+	var took []time.Duration
+	var last time.Duration
+	for _, t := range at {
+		took = append(took, t.Sub(start))
+		last = max(last, t.Sub(start))
+	}
+	return last, took, c.iasCalls() - calls0, ids
+}
+
+// bringUp: n Kyma CRs at once, then n runtimes made directly, in the same run.
+func (c *composed) bringUp(ctx context.Context, n int) []string {
+	kyma := func(ctx context.Context, id string) error { _, err := c.s.CreateKyma(ctx, id, "ga-bench"); return err }
+	last, took, calls, ids := c.timed(ctx, fmt.Sprintf("kyma%d", n), n, kyma)
+	bound := 1.3 * float64(calls) / tenantQPS
+	figure(fmt.Sprintf("kyma_to_secret_%d_s", n), last.Seconds(), bound)
+	fmt.Printf("BENCH kyma_to_secret_%d_p50_s %.3f\n", n, percentile(took, 0.5).Seconds())
+	fmt.Printf("BENCH kyma_to_secret_%d_p99_s %.3f\n", n, percentile(took, 0.99).Seconds())
+	fmt.Printf("BENCH kyma_ias_calls_per_runtime_%d %.2f\n", n, float64(calls)/float64(n))
+
+	directLast, _, directCalls, _ := c.timed(ctx, fmt.Sprintf("direct%d", n), n, c.direct)
+	figure(fmt.Sprintf("direct_to_secret_%d_s", n), directLast.Seconds(), 1.3*float64(directCalls)/tenantQPS)
+	figure(fmt.Sprintf("kyma_to_direct_ratio_%d", n), last.Seconds()/directLast.Seconds(), 1.15)
+	return ids
+}
+
+// newWhileReady: new Kyma CRs one a second while the runtimes above are Ready
+// and polling.
+func (c *composed) newWhileReady(ctx context.Context, n int) {
+	var took []time.Duration
+	for range n {
+		id := c.nextID("kyma-new")
+		if err := c.runtime(ctx, id); err != nil {
+			c.b.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := c.s.CreateKyma(ctx, id, "ga-bench"); err != nil {
+			c.b.Fatal(err)
+		}
+		at := c.waitAll(ctx, []string{id}, 2*time.Minute, c.hasSecret)
+		took = append(took, at[id].Sub(start))
+		time.Sleep(time.Second)
+	}
+	figure("kyma_new_while_polling_p99_s", percentile(took, 0.99).Seconds(), 5)
+}
+
+// deleteAll deletes the Kyma CRs and waits until their Secrets, apps, XRs and
+// managed resources are all gone.
+func (c *composed) deleteAll(ctx context.Context, ids []string) {
+	calls0, start := c.iasCalls(), time.Now()
+	c.each(ctx, ids, func(ctx context.Context, id string) error {
+		k := &unstructured.Unstructured{}
+		k.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
+		k.SetNamespace(localstack.KCPNamespace)
+		k.SetName(id)
+		return client.IgnoreNotFound(c.s.Kube.Delete(ctx, k))
+	})
+	key := func(id string) client.ObjectKey { return client.ObjectKey{Namespace: localstack.KCPNamespace, Name: id} }
+	c.waitAll(ctx, ids, 20*time.Minute, func(ctx context.Context, id string) bool {
+		xr := &unstructured.Unstructured{}
+		xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+		return !c.hasSecret(ctx, id) && len(c.s.Sim.AppsNamed(id)) == 0 &&
+			kerrors.IsNotFound(c.s.Kube.Get(ctx, key(id), xr)) &&
+			kerrors.IsNotFound(c.s.Kube.Get(ctx, key(id), &iasv1alpha1.IASApplication{})) &&
+			kerrors.IsNotFound(c.s.Kube.Get(ctx, key(id), &runtimev1alpha1.RuntimeSecret{}))
+	})
+	figure(fmt.Sprintf("kyma_delete_%d_s", len(ids)), time.Since(start).Seconds(), 1.3*float64(c.iasCalls()-calls0)/tenantQPS)
+}
+
+type usage struct{ provider, core localstack.Usage }
+
+func (c *composed) usage() usage {
+	return usage{provider: c.s.Provider().Usage(), core: c.s.Crossplane().Usage()}
+}
+
+// printUsage prints CPU per 1,000 runtimes (bring-up, polls, deletion) and
+// peak memory of the provider and Crossplane core.
+func (c *composed) printUsage(since usage) {
+	now := c.usage()
+	fmt.Printf("BENCH provider_cpu_s_per_1000_runtimes %.1f\n", (now.provider.CPU - since.provider.CPU).Seconds())
+	fmt.Printf("BENCH crossplane_cpu_s_per_1000_runtimes %.1f\n", (now.core.CPU - since.core.CPU).Seconds())
+	fmt.Printf("BENCH provider_peak_rss_mib %.0f\n", float64(now.provider.PeakRSS)/(1<<20))
+	fmt.Printf("BENCH crossplane_peak_rss_mib %.0f\n", float64(now.core.PeakRSS)/(1<<20))
+}
