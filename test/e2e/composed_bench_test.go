@@ -225,7 +225,9 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 		k.SetName(id)
 		return client.IgnoreNotFound(c.s.Kube.Delete(ctx, k))
 	})
-	key := func(id string) client.ObjectKey { return client.ObjectKey{Namespace: localstack.KCPNamespace, Name: id} }
+	key := func(id string) client.ObjectKey {
+		return client.ObjectKey{Namespace: localstack.KCPNamespace, Name: id}
+	}
 	c.waitAll(ctx, ids, 20*time.Minute, func(ctx context.Context, id string) bool {
 		xr := &unstructured.Unstructured{}
 		xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
