@@ -32,13 +32,15 @@ test: ## Unit tests, integration tests (real kube-apiserver + etcd, the IAS simu
 	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && xpkg="$$(hack/xpkg.sh)" && \
 	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" XPKG_DIR="$$xpkg" $(GO) test ./... -count=1 -timeout 20m
 
-bench: ## Benchmarks that print figures (BENCH <key> <value> bound <b> ratio <r>): client cache and comparison costs, the in-process load scenarios, then the provider binary at scale (idle, 200 and 1,000 runtimes at once, deletion, new runtimes while 1,000 poll), then 10,000 Ready runtimes (restart, steady IAS load, drift repair, memory; BENCH_RUNTIMES sets the number), then healthy work beside broken neighbours (a hung tenant, hanging and refusing runtimes, wrong credentials).
+bench: ## Benchmarks that print figures (BENCH <key> <value> bound <b> ratio <r>): client cache and comparison costs, the in-process load scenarios, then the provider binary at scale (idle, 200 and 1,000 runtimes at once, deletion, new runtimes while 1,000 poll), then 10,000 Ready runtimes (restart, steady IAS load, drift repair, memory; BENCH_RUNTIMES sets the number), then healthy work beside broken neighbours (a hung tenant, hanging and refusing runtimes, wrong credentials), then Kyma CR to runtime Secret through Crossplane core at 200 and 1,000 runtimes.
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	@assets="$$(hack/envtest-assets.sh)" && \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./test/integration && \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Scale -benchtime 1x -timeout 60m ./test/bench && \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Steady -benchtime 1x -timeout 60m ./test/bench && \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Isolation -benchtime 1x -timeout 30m ./test/bench
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Isolation -benchtime 1x -timeout 30m ./test/bench && \
+	tools="$$(hack/crossplane-tools.sh)" && \
+	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" $(GO) test -tags e2e -run '^$$' -bench Composed -benchtime 1x -timeout 60m ./test/e2e
 
 e2e: ## The whole flow with Crossplane core, functions, the garbage collector, the provider and the IAS simulator as local processes.
 	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && \
