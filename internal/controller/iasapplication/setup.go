@@ -86,6 +86,9 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	if err := mgr.Add(tenantLister{reader: mgr.GetAPIReader(), pool: o.IAS, log: o.Logger}); err != nil {
 		return err
 	}
+	if err := reconciler.RecordStates(mgr, o, &v1alpha1.IASApplicationList{}); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(reconciler.ControllerOptions(o.Options)).

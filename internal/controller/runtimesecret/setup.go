@@ -66,6 +66,9 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.RuntimeSecretGroupVersionKind), opts...)
 
+	if err := reconciler.RecordStates(mgr, o, &v1alpha1.RuntimeSecretList{}); err != nil {
+		return err
+	}
 	ctx := context.Background()
 	idx := mgr.GetFieldIndexer()
 	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexSecrets, secretsOf); err != nil {
