@@ -21,6 +21,7 @@ import (
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/internal/testlog"
 	"github.com/kyma-project/provider-eventing-auth/test/providerstack"
 )
 
@@ -49,6 +50,7 @@ const (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	testlog.Setup(os.Stderr)
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		// `go test ./...` runs no benchmark: no stack to start.
 		os.Exit(m.Run())
