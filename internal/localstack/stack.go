@@ -7,6 +7,7 @@
 package localstack
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -53,6 +54,9 @@ type Options struct {
 	// ProviderLater leaves the provider to StartProvider, for what must happen
 	// before it runs (a migration, for one).
 	ProviderLater bool
+	// CorePollInterval is Crossplane core's --poll-interval; default 10s, so
+	// that packages settle quickly in tests (a landscape runs core's 1m).
+	CorePollInterval time.Duration
 	// Sim sets the IAS simulator's latency and rate limit (its credentials are
 	// the stack's own).
 	Sim iassim.Options
@@ -287,7 +291,7 @@ func (s *Stack) crossplane(ctx context.Context) error {
 		"--tls-client-certs-dir="+filepath.Join(certs, "core-client"),
 		"--webhook-port="+ports[0], "--metrics-port="+ports[1], "--health-probe-port="+ports[2],
 		"--xpkg-cache-dir="+filepath.Join(s.Work, "xpkg-cache"), "--xfn-cache-dir="+filepath.Join(s.Work, "xfn-cache"),
-		"--poll-interval=10s")
+		"--poll-interval="+cmp.Or(s.o.CorePollInterval, 10*time.Second).String())
 	if err != nil {
 		return err
 	}
