@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/bodyctx"
 )
 
 // tenantGate is the per-tenant token bucket plus the pause a 429 imposes on every
@@ -116,7 +118,7 @@ func (t *transport) attempts(req *http.Request) (*http.Response, error) {
 				cancel()
 				return nil, err
 			}
-			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+			resp.Body = bodyctx.CancelOnClose(resp.Body, cancel)
 			return resp, nil
 		}
 		if resp != nil {
@@ -182,17 +184,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (c *cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
-	return err
 }
 
 // operationKey carries the name of the operation a request belongs to.

@@ -2,10 +2,10 @@ package runtime
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"time"
 
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/bodyctx"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
@@ -31,19 +31,7 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 			cancel()
 			return nil, err
 		}
-		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+		resp.Body = bodyctx.CancelOnClose(resp.Body, cancel)
 		return resp, nil
 	})
-}
-
-// cancelOnClose ends a request's timeout once its body is read.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (c *cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
-	return err
 }
