@@ -1,6 +1,6 @@
 // Command migrate hands the runtimes of eventing-auth-manager over to
-// provider-eventing-auth without changing any runtime's credentials. See the
-// README, "Migrating from eventing-auth-manager".
+// provider-eventing-auth without changing any runtime's credentials. See
+// docs/migration.md.
 package main
 
 import (

@@ -72,7 +72,7 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		// Most of the heap is the informer cache, which lives as long as the
 		// process: Go's default target of 100% garbage on top of it doubled the
-		// resident memory for little GC work saved (see README, "Memory").
+		// resident memory for little GC work saved (see docs/performance.md, "Memory").
 		runtimedebug.SetGCPercent(50)
 	}
 

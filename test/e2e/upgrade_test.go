@@ -110,7 +110,7 @@ func TestSafeStartAndUpgrade(t *testing.T) {
 	creates := s.Sim.Stats().Count(operation.CreateApplication, 0) + s.Sim.Stats().Count(operation.CreateAPISecret, 0)
 
 	// Upgrade: publish a rebuilt v0.2.0, then move the provider and the
-	// Configuration to it, as cluster/install.yaml's README section says.
+	// Configuration to it, as docs/operations.md says.
 	g.Expect(s.Publish(ctx, "v0.2.0")).To(Succeed())
 	oldProvider := s.Provider()
 	for kind, pkg := range map[string]string{
