@@ -55,10 +55,17 @@ type shared struct {
 	secretCheck time.Duration
 }
 
+// TenantClients hands out IAS clients per tenant and tells whether a tenant
+// rejected its credentials (ias.Pool).
+type TenantClients interface {
+	Client(ias.Tenant) (ias.Client, error)
+	Rejected(ias.Tenant) (time.Time, bool)
+}
+
 type connector struct {
 	shared
 	usage resource.ModernTracker
-	pool  *ias.Pool
+	pool  TenantClients
 	// rejections remembers which rejections of a ProviderConfig's credentials
 	// it was told of, so that it gets one event per rejection, not one per
 	// resource.

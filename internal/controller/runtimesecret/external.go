@@ -24,7 +24,6 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 )
 
 // The label that marks Secrets this provider created on a runtime. A Secret
@@ -49,9 +48,15 @@ const DefaultUnreachableDeletion = time.Hour
 // reasonWaiting is the Ready condition's reason while a prerequisite is missing.
 const reasonWaiting xpv2.ConditionReason = "Waiting"
 
+// RuntimeClients hands out a client for the runtime a kubeconfig points at
+// (runtime.Clients, cached per digest).
+type RuntimeClients interface {
+	For(kubeconfig []byte) (corev1client.CoreV1Interface, error)
+}
+
 type connector struct {
 	kube     client.Reader
-	clients  *runtime.Clients
+	clients  RuntimeClients
 	recorder event.Recorder
 	// unreachableDeletion is how long a deletion waits for a runtime that
 	// does not answer.

@@ -1,0 +1,105 @@
+package iasapplication
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+)
+
+// tenantClients is a TenantClients of fixed answers.
+type tenantClients struct {
+	client   ias.Client
+	err      error
+	rejected bool
+	got      ias.Tenant
+}
+
+func (f *tenantClients) Client(t ias.Tenant) (ias.Client, error) { f.got = t; return f.client, f.err }
+func (f *tenantClients) Rejected(ias.Tenant) (time.Time, bool)   { return at, f.rejected }
+
+func TestConnect(t *testing.T) {
+	errBoom := errors.New("boom")
+	config := test.NewMockGetFn(nil, func(o client.Object) error {
+		switch o := o.(type) {
+		case *apisv1alpha1.ClusterProviderConfig:
+			o.Spec.Credentials.SecretRef = xpv2.SecretReference{Name: "creds", Namespace: "kcp"}
+		case *corev1.Secret:
+			o.Data = map[string][]byte{"username": []byte("admin"), "password": []byte("pw"), "url": []byte("https://t.accounts.ondemand.com")}
+		}
+		return nil
+	})
+	cases := map[string]struct {
+		usage   resource.ModernTracker
+		pool    *tenantClients
+		get     test.MockGetFn
+		err     error
+		events  []string
+		wantURL string
+	}{
+		"UsageNotTracked": {
+			usage: resource.ModernTrackerFn(func(context.Context, resource.ModernManaged) error { return errBoom }),
+			err:   fmt.Errorf("cannot track ProviderConfig usage: %w", errBoom),
+		},
+		"ProviderConfigUnreadable": {
+			get: test.NewMockGetFn(errBoom),
+			err: fmt.Errorf("cannot get ClusterProviderConfig default: %w", errBoom),
+		},
+		"NoClient": {
+			get:     config,
+			pool:    &tenantClients{err: errBoom},
+			err:     errBoom,
+			wantURL: "https://t.accounts.ondemand.com",
+		},
+		"Connected": {
+			get:     config,
+			pool:    &tenantClients{client: &fakeIAS{}},
+			wantURL: "https://t.accounts.ondemand.com",
+		},
+		"CredentialsRejected": {
+			get:     config,
+			pool:    &tenantClients{client: &fakeIAS{}, rejected: true},
+			events:  []string{string(reasonRejected)},
+			wantURL: "https://t.accounts.ondemand.com",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			usage := tc.usage
+			if usage == nil {
+				usage = resource.ModernTrackerFn(func(context.Context, resource.ModernManaged) error { return nil })
+			}
+			pool := tc.pool
+			if pool == nil {
+				pool = &tenantClients{}
+			}
+			log := &eventLog{}
+			c := &connector{shared: shared{kube: &test.MockClient{MockGet: tc.get}, recorder: log}, usage: usage, pool: pool}
+			cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "kcp"}}
+			cr.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: apisv1alpha1.ClusterProviderConfigKind, Name: "default"})
+			_, err := c.Connect(context.Background(), cr)
+			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
+				t.Fatalf("Connect error: -want +got:\n%s", diff)
+			}
+			if pool.got.URL != tc.wantURL {
+				t.Errorf("client for tenant %q, want %q", pool.got.URL, tc.wantURL)
+			}
+			if diff := cmp.Diff(tc.events, log.reasons); diff != "" {
+				t.Errorf("events: -want +got:\n%s", diff)
+			}
+		})
+	}
+}
