@@ -264,11 +264,7 @@ func brokenNeighbours(ctx context.Context, b *testing.B) {
 	// Healthy work beside them: 20 new runtimes, one every 2s, and 10 deletions.
 	calls0, window := hung.calls.Load(), time.Now()
 	samples := sampleFailingCalls(b)
-	var (
-		mu   sync.Mutex
-		took []time.Duration
-		wg   sync.WaitGroup
-	)
+	var wg sync.WaitGroup
 	delStart := time.Now()
 	for _, id := range doomed {
 		if err := deleteRuntime(ctx, id); err != nil {
@@ -282,18 +278,7 @@ func brokenNeighbours(ctx context.Context, b *testing.B) {
 		}
 		figure("isolation_healthy_delete_app_gone_max_s", slowest.Seconds(), 10)
 	})
-	for range 20 {
-		id := nextID("healthy")
-		created := time.Now()
-		create(ctx, b, []string{id})
-		wg.Go(func() {
-			at := waitAll(ctx, b, []string{id}, 3*time.Minute, hasSecret)
-			mu.Lock()
-			took = append(took, at[id].Sub(created))
-			mu.Unlock()
-		})
-		time.Sleep(2 * time.Second)
-	}
+	took := newRuntimesEvery(ctx, b, "healthy", 20, 2*time.Second, 3*time.Minute)
 	wg.Wait()
 	most := samples.end()
 	minutes := time.Since(window).Minutes()
@@ -338,24 +323,7 @@ func beside1000Unreachable(ctx context.Context, b *testing.B) {
 		return mgmt.Get(ctx, key2(id), r) == nil && namesCause(r)
 	})
 
-	var (
-		mu   sync.Mutex
-		took []time.Duration
-		wg   sync.WaitGroup
-	)
-	for range 30 {
-		id := nextID("new-beside")
-		created := time.Now()
-		create(ctx, b, []string{id})
-		wg.Go(func() {
-			at := waitAll(ctx, b, []string{id}, 3*time.Minute, hasSecret)
-			mu.Lock()
-			took = append(took, at[id].Sub(created))
-			mu.Unlock()
-		})
-		time.Sleep(time.Second)
-	}
-	wg.Wait()
+	took := newRuntimesEvery(ctx, b, "new-beside", 30, time.Second, 3*time.Minute)
 	figure("isolation_new_runtime_p99_s_beside_1000_unreachable", percentile(took, 0.99).Seconds(), 5)
 	fmt.Printf("BENCH isolation_new_runtime_p50_s_beside_1000_unreachable %.3f\n", percentile(took, 0.5).Seconds())
 }

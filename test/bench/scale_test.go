@@ -114,6 +114,30 @@ func create(ctx context.Context, b *testing.B, ids []string) {
 	}
 }
 
+// newRuntimesEvery creates n runtimes, one every interval, and returns how
+// long each took to get its Secret; one that takes longer than limit fails.
+func newRuntimesEvery(ctx context.Context, b *testing.B, prefix string, n int, every, limit time.Duration) []time.Duration {
+	var (
+		mu   sync.Mutex
+		took []time.Duration
+		wg   sync.WaitGroup
+	)
+	for range n {
+		id := nextID(prefix)
+		created := time.Now()
+		create(ctx, b, []string{id})
+		wg.Go(func() {
+			at := waitAll(ctx, b, []string{id}, limit, hasSecret)
+			mu.Lock()
+			took = append(took, at[id].Sub(created))
+			mu.Unlock()
+		})
+		time.Sleep(every)
+	}
+	wg.Wait()
+	return took
+}
+
 func percentile(d []time.Duration, p float64) time.Duration {
 	slices.Sort(d)
 	return d[min(len(d)-1, int(float64(len(d))*p))]
@@ -214,22 +238,7 @@ func newWhilePolling(ctx context.Context, b *testing.B, n int) {
 	time.Sleep(benchPoll)
 	calls0, _ := iasCalls()
 	steadyStart := time.Now()
-	var mu sync.Mutex
-	var took []time.Duration
-	var wg sync.WaitGroup
-	for range n {
-		id := nextID("new")
-		start := time.Now()
-		create(ctx, b, []string{id})
-		wg.Go(func() {
-			at := waitAll(ctx, b, []string{id}, 2*time.Minute, hasSecret)
-			mu.Lock()
-			took = append(took, at[id].Sub(start))
-			mu.Unlock()
-		})
-		time.Sleep(time.Second)
-	}
-	wg.Wait()
+	took := newRuntimesEvery(ctx, b, "new", n, time.Second, 2*time.Minute)
 	calls, _ := iasCalls()
 	figure("new_runtime_p99_s_1000", percentile(took, 0.99).Seconds(), 5)
 	fmt.Printf("BENCH new_runtime_p50_s_1000 %.3f\n", percentile(took, 0.5).Seconds())
