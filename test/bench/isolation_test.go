@@ -176,6 +176,13 @@ func namesCause(o conditioned) bool {
 		(strings.Contains(c.Message, "timeout") || strings.Contains(c.Message, "refused"))
 }
 
+// runtimeNamesCause tells whether runtime id's RuntimeSecret names the cause
+// of its failing runtime.
+func runtimeNamesCause(ctx context.Context, id string) bool {
+	r := &runtimev1alpha1.RuntimeSecret{}
+	return mgmt.Get(ctx, key2(id), r) == nil && namesCause(r)
+}
+
 // sampler keeps the most calls to failing targets in flight, per kind.
 type sampler struct {
 	mu   sync.Mutex
@@ -249,10 +256,7 @@ func brokenNeighbours(ctx context.Context, b *testing.B) {
 		a := &iasv1alpha1.IASApplication{}
 		return mgmt.Get(ctx, key2(id), a) == nil && namesCause(a)
 	})
-	for id, at := range waitAll(ctx, b, brokenRS, 3*time.Minute, func(ctx context.Context, id string) bool {
-		r := &runtimev1alpha1.RuntimeSecret{}
-		return mgmt.Get(ctx, key2(id), r) == nil && namesCause(r)
-	}) {
+	for id, at := range waitAll(ctx, b, brokenRS, 3*time.Minute, runtimeNamesCause) {
 		named[id] = at
 	}
 	var slowest time.Duration
@@ -318,10 +322,7 @@ func beside1000Unreachable(ctx context.Context, b *testing.B) {
 		brokenRuntime(ctx, b, id, addr, false)
 		unreachable = append(unreachable, id)
 	}
-	waitAll(ctx, b, unreachable, 5*time.Minute, func(ctx context.Context, id string) bool {
-		r := &runtimev1alpha1.RuntimeSecret{}
-		return mgmt.Get(ctx, key2(id), r) == nil && namesCause(r)
-	})
+	waitAll(ctx, b, unreachable, 5*time.Minute, runtimeNamesCause)
 
 	took := newRuntimesEvery(ctx, b, "new-beside", 30, time.Second, 3*time.Minute)
 	figure("isolation_new_runtime_p99_s_beside_1000_unreachable", percentile(took, 0.99).Seconds(), 5)

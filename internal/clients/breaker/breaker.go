@@ -127,10 +127,12 @@ func (s *Set) Find(key string) (*Target, bool) {
 	return t, ok
 }
 
-// Guard returns a function that runs calls through the target under key. It
-// looks the target up on each call, which also keeps it from being pruned
-// while in use.
-func (s *Set) Guard(key, name string) func(ctx context.Context, fn func() (*http.Response, error)) (*http.Response, error) {
+// A Guard runs one call through a target's circuits (see Target.Call).
+type Guard func(ctx context.Context, fn func() (*http.Response, error)) (*http.Response, error)
+
+// Guard returns the Guard of the target under key. It looks the target up on
+// each call, which also keeps it from being pruned while in use.
+func (s *Set) Guard(key, name string) Guard {
 	return func(ctx context.Context, fn func() (*http.Response, error)) (*http.Response, error) {
 		return s.Target(key, name).Call(ctx, fn)
 	}
@@ -197,9 +199,7 @@ func newTarget(s *Set, name string) *Target {
 			Build()
 		t.policies = append(t.policies, t.logon)
 	}
-	unreachable := func(_ *http.Response, err error) bool { return err != nil }
-	serverError := func(resp *http.Response, err error) bool { return err == nil && resp != nil && resp.StatusCode >= 500 }
-	t.availability = []*circuit{t.circuit(unreachable, 1), t.circuit(serverError, s.opts.ServerErrorThreshold)}
+	t.availability = []*circuit{t.circuit(noAnswer, 1), t.circuit(serverError, s.opts.ServerErrorThreshold)}
 	for _, c := range t.availability {
 		t.policies = append(t.policies, c)
 	}
@@ -296,13 +296,14 @@ func (t *Target) Call(ctx context.Context, fn func() (*http.Response, error)) (*
 		}
 	}
 	resp, err := failsafe.With(t.policies...).Get(fn)
-	if t.logon != nil && err == nil && resp != nil && !t.set.opts.Rejected(resp) {
+	rejected := t.logon != nil && err == nil && resp != nil && t.set.opts.Rejected(resp)
+	if t.logon != nil && err == nil && resp != nil && !rejected {
 		t.verified.Store(true)
 	}
 	switch {
 	case errors.Is(err, circuitbreaker.ErrOpen):
 		return nil, t.refuse(ctx, refusedOpen)
-	case t.logon != nil && err == nil && t.set.opts.Rejected(resp):
+	case rejected:
 		return nil, t.failure(ctx, resp, nil, true)
 	case unavailable(resp, err):
 		return nil, t.failure(ctx, resp, err, false)

@@ -76,10 +76,15 @@ func IsTargetFailure(err error) bool {
 // unavailable tells whether a call's outcome shows its target failing: no
 // answer, or a 5xx. Other answers, 429 and 4xx included, show it working.
 func unavailable(resp *http.Response, err error) bool {
-	if err != nil {
-		return true
-	}
-	return resp != nil && resp.StatusCode >= 500
+	return noAnswer(resp, err) || serverError(resp, err)
+}
+
+// noAnswer: the call got no answer (timeout, refused, reset, TLS, DNS).
+func noAnswer(_ *http.Response, err error) bool { return err != nil }
+
+// serverError: the target answered 5xx.
+func serverError(resp *http.Response, err error) bool {
+	return err == nil && resp != nil && resp.StatusCode >= 500
 }
 
 // Cause names what a failed call met, for a person: the class of error, never

@@ -226,7 +226,7 @@ func (p *Pool) client(t Tenant) (*client, error) {
 // breakerKey names a tenant's circuits: its URL and credentials.
 func breakerKey(t Tenant, digest string) string { return t.URL + "#" + digest }
 
-func (p *Pool) httpClient(t Tenant, gate *tenantGate, guard func(context.Context, func() (*http.Response, error)) (*http.Response, error)) (*http.Client, error) {
+func (p *Pool) httpClient(t Tenant, gate *tenantGate, guard breaker.Guard) (*http.Client, error) {
 	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if len(t.CABundle) > 0 {
 		roots, err := x509.SystemCertPool()

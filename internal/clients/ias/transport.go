@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/bodyctx"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 // tenantGate is the per-tenant token bucket plus the pause a 429 imposes on every
@@ -78,7 +79,7 @@ type retryPolicy struct {
 type transport struct {
 	next    http.RoundTripper
 	gate    *tenantGate
-	guard   func(context.Context, func() (*http.Response, error)) (*http.Response, error)
+	guard   breaker.Guard
 	policy  retryPolicy
 	metrics *Metrics
 }

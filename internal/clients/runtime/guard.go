@@ -19,7 +19,7 @@ func NewBreakers(m *breaker.Metrics) *breaker.Set {
 // guard sends each request through the runtime's circuit, with a timeout.
 type guard struct {
 	next    http.RoundTripper
-	call    func(context.Context, func() (*http.Response, error)) (*http.Response, error)
+	call    breaker.Guard
 	timeout time.Duration
 }
 

@@ -94,15 +94,16 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 // is not <issuer>/oauth2/certs: the runtime's APIRules would then reject every
 // token. The credentials are published all the same; the fix is the tenant's.
 func (e *external) checkCertsURL(cr *v1alpha1.IASApplication, ep ias.Endpoints) {
+	old := cr.GetCondition(TypeCertsURL)
 	c := xpv2.Condition{Type: TypeCertsURL, Status: corev1.ConditionTrue, Reason: "FitsIssuer", LastTransitionTime: metav1.Now()}
 	if !ep.CertsURLFitsIssuer() {
 		msg := fmt.Sprintf("The tenant's jwks_uri %s is not its issuer %q plus /oauth2/certs: Kyma's eventing manager derives the issuer from certs_url, so the runtime's APIRules would reject every token. Use the tenant's default domain as the ProviderConfig's url (a custom domain's well-known document names other URLs)", ep.CertsURL, ep.Issuer)
 		c.Status, c.Reason, c.Message = corev1.ConditionFalse, "NotUnderIssuer", msg
-		if old := cr.GetCondition(TypeCertsURL); old.Status != corev1.ConditionFalse {
+		if old.Status != corev1.ConditionFalse {
 			e.recorder.Event(cr, event.Warning(reasonCertsURL, errors.New(msg)))
 		}
 	}
-	if old := cr.GetCondition(TypeCertsURL); old.Status == c.Status && old.Message == c.Message {
+	if old.Status == c.Status && old.Message == c.Message {
 		return // keep the transition time: nothing to write
 	}
 	cr.SetConditions(c)
