@@ -137,7 +137,10 @@ func (r *packageRuntime) setStatus(ctx context.Context, rev *unstructured.Unstru
 		}
 	}
 	if p != nil {
-		c := map[string]any{"type": "RuntimeHealthy", "status": "True", "reason": "HealthyPackageRevision", "message": ""}
+		// No empty message: core writes the revision's status back from its
+		// typed form, which drops an empty message, and the two writers would
+		// otherwise take turns rewriting the revision many times a second.
+		c := map[string]any{"type": "RuntimeHealthy", "status": "True", "reason": "HealthyPackageRevision"}
 		if !p.Running() {
 			c["status"], c["reason"], c["message"] = "False", "UnhealthyPackageRevision", p.name+" exited; its log is "+p.log
 		}
@@ -280,7 +283,7 @@ func setCondition(u *unstructured.Unstructured, c map[string]any) bool {
 		if !ok || old["type"] != c["type"] {
 			continue
 		}
-		if old["status"] == c["status"] && old["reason"] == c["reason"] && old["message"] == c["message"] {
+		if sameFields(old, c, "status", "reason", "message") {
 			return false
 		}
 		if old["status"] == c["status"] {
@@ -290,6 +293,19 @@ func setCondition(u *unstructured.Unstructured, c map[string]any) bool {
 		return unstructured.SetNestedSlice(u.Object, cs, "status", "conditions") == nil
 	}
 	return unstructured.SetNestedSlice(u.Object, append(cs, c), "status", "conditions") == nil
+}
+
+// sameFields tells whether a and b hold the same strings at keys; a missing
+// key reads as "", as it does to core (fields with omitempty).
+func sameFields(a, b map[string]any, keys ...string) bool {
+	for _, k := range keys {
+		x, _ := a[k].(string)
+		y, _ := b[k].(string)
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // extractProvider writes the provider binary of a package's runtime image.

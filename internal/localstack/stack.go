@@ -57,6 +57,9 @@ type Options struct {
 	// CorePollInterval is Crossplane core's --poll-interval; default 10s, so
 	// that packages settle quickly in tests (a landscape runs core's 1m).
 	CorePollInterval time.Duration
+	// CoreArgs are further flags of Crossplane core, as a landscape sets them
+	// through its Helm values (e.g. --max-concurrent-reconciles).
+	CoreArgs []string
 	// Sim sets the IAS simulator's latency and rate limit (its credentials are
 	// the stack's own).
 	Sim iassim.Options
@@ -285,13 +288,13 @@ func (s *Stack) crossplane(ctx context.Context) error {
 		}
 	}
 	p, err := s.start("crossplane", []string{"KUBECONFIG=" + s.MgmtKubeconfig, "POD_NAMESPACE=" + CrossplaneNamespace},
-		filepath.Join(s.o.Tools, "crossplane-core"), "core", "start",
+		filepath.Join(s.o.Tools, "crossplane-core"), append([]string{"core", "start",
 		"--package-runtime=External",
 		"--tls-server-certs-dir="+filepath.Join(certs, "core-server"),
 		"--tls-client-certs-dir="+filepath.Join(certs, "core-client"),
 		"--webhook-port="+ports[0], "--metrics-port="+ports[1], "--health-probe-port="+ports[2],
 		"--xpkg-cache-dir="+filepath.Join(s.Work, "xpkg-cache"), "--xfn-cache-dir="+filepath.Join(s.Work, "xfn-cache"),
-		"--poll-interval="+cmp.Or(s.o.CorePollInterval, 10*time.Second).String())
+		"--poll-interval="+cmp.Or(s.o.CorePollInterval, 10*time.Second).String()}, s.o.CoreArgs...)...)
 	if err != nil {
 		return err
 	}

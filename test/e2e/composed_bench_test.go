@@ -5,7 +5,10 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -68,7 +71,8 @@ func BenchmarkComposed(b *testing.B) {
 	defer cancel()
 	// Core polls at its default of 1m, as in a landscape; the provider at 1m, as in `make bench`.
 	s := startStack(b, ctx, localstack.Options{ProviderArgs: []string{"--poll=1m"}, CorePollInterval: time.Minute,
-		Sim: iassim.Options{Latency: 100 * time.Millisecond}})
+		CoreArgs: strings.Fields(os.Getenv("BENCH_CORE_ARGS")),
+		Sim:      iassim.Options{Latency: 100 * time.Millisecond}})
 	NewWithT(b).Eventually(func(g Gomega) { expectInstalled(g, ctx, s, localstack.InstallVersion) }, 3*time.Minute, time.Second).Should(Succeed())
 	proxy, err := newRuntimeProxy(s.RuntimeKubeconfig)
 	if err != nil {
@@ -77,14 +81,38 @@ func BenchmarkComposed(b *testing.B) {
 	defer proxy.Close()
 	c := &composed{b: b, s: s, proxy: proxy,
 		mgmt: unthrottled(b, s.MgmtKubeconfig, s.Kube.Scheme()), rt: unthrottled(b, s.RuntimeKubeconfig, s.RuntimeKube.Scheme())}
+	sizes := benchSizes(b, "BENCH_COMPOSED_RUNTIMES", []int{200, 1000})
 	for range b.N {
-		c.bringUp(ctx, 200)
-		start := c.usage()
-		ids := c.bringUp(ctx, 1000)
-		c.newWhileReady(ctx, 10)
-		c.deleteAll(ctx, ids)
-		c.printUsage(start)
+		for i, n := range sizes {
+			if i < len(sizes)-1 {
+				c.bringUp(ctx, n)
+				continue
+			}
+			start := c.usage()
+			ids := c.bringUp(ctx, n)
+			c.newWhileReady(ctx, 10)
+			c.deleteAll(ctx, ids)
+			c.printUsage(start, n)
+		}
 	}
+}
+
+// benchSizes reads a comma-separated list of runtime counts from env, for a
+// quicker look at one size (BENCH_COMPOSED_RUNTIMES=200).
+func benchSizes(b *testing.B, env string, def []int) []int {
+	v := os.Getenv(env)
+	if v == "" {
+		return def
+	}
+	var sizes []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			b.Fatalf("%s=%q: want runtime counts separated by commas", env, v)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes
 }
 
 func figure(key string, value, bound float64) {
@@ -198,9 +226,18 @@ func (c *composed) timed(ctx context.Context, prefix string, n int, create func(
 		ids[i] = c.nextID(prefix)
 	}
 	c.each(ctx, ids, c.runtime)
+	writes0, err := apiWrites(ctx, c.s.MgmtKubeconfig)
+	if err != nil {
+		c.b.Fatal(err)
+	}
 	calls0, start := c.iasCalls(), time.Now()
 	c.each(ctx, ids, create)
 	at := c.waitAll(ctx, ids, 20*time.Minute, c.hasSecret)
+	writes, err := apiWrites(ctx, c.s.MgmtKubeconfig)
+	if err != nil {
+		c.b.Fatal(err)
+	}
+	printWritesPerRuntime(fmt.Sprintf("%s%d", prefix, n), writes0, writes, n)
 	var took []time.Duration
 	var last time.Duration
 	for _, t := range at {
@@ -213,14 +250,14 @@ func (c *composed) timed(ctx context.Context, prefix string, n int, create func(
 // bringUp: n Kyma CRs at once, then n runtimes made directly, in the same run.
 func (c *composed) bringUp(ctx context.Context, n int) []string {
 	kyma := func(ctx context.Context, id string) error { return c.kyma(ctx, id) }
-	last, took, calls, ids := c.timed(ctx, fmt.Sprintf("kyma%d", n), n, kyma)
+	last, took, calls, ids := c.timed(ctx, "kyma", n, kyma)
 	bound := 1.3 * float64(calls) / tenantQPS
 	figure(fmt.Sprintf("kyma_to_secret_%d_s", n), last.Seconds(), bound)
 	fmt.Printf("BENCH kyma_to_secret_%d_p50_s %.3f\n", n, percentile(took, 0.5).Seconds())
 	fmt.Printf("BENCH kyma_to_secret_%d_p99_s %.3f\n", n, percentile(took, 0.99).Seconds())
 	fmt.Printf("BENCH kyma_ias_calls_per_runtime_%d %.2f\n", n, float64(calls)/float64(n))
 
-	directLast, _, directCalls, _ := c.timed(ctx, fmt.Sprintf("direct%d", n), n, c.direct)
+	directLast, _, directCalls, _ := c.timed(ctx, "direct", n, c.direct)
 	figure(fmt.Sprintf("direct_to_secret_%d_s", n), directLast.Seconds(), 1.3*float64(directCalls)/tenantQPS)
 	figure(fmt.Sprintf("kyma_to_direct_ratio_%d", n), last.Seconds()/directLast.Seconds(), 1.15)
 	return ids
@@ -279,10 +316,11 @@ func (c *composed) usage() usage {
 
 // printUsage prints CPU per 1,000 runtimes (bring-up, polls, deletion) and
 // peak memory of the provider and Crossplane core.
-func (c *composed) printUsage(since usage) {
+func (c *composed) printUsage(since usage, runtimes int) {
 	now := c.usage()
-	fmt.Printf("BENCH provider_cpu_s_per_1000_runtimes %.1f\n", (now.provider.CPU - since.provider.CPU).Seconds())
-	fmt.Printf("BENCH crossplane_cpu_s_per_1000_runtimes %.1f\n", (now.core.CPU - since.core.CPU).Seconds())
+	per := 1000 / float64(runtimes)
+	fmt.Printf("BENCH provider_cpu_s_per_1000_runtimes %.1f\n", per*(now.provider.CPU-since.provider.CPU).Seconds())
+	fmt.Printf("BENCH crossplane_cpu_s_per_1000_runtimes %.1f\n", per*(now.core.CPU-since.core.CPU).Seconds())
 	fmt.Printf("BENCH provider_peak_rss_mib %.0f\n", float64(now.provider.PeakRSS)/(1<<20))
 	fmt.Printf("BENCH crossplane_peak_rss_mib %.0f\n", float64(now.core.PeakRSS)/(1<<20))
 }
