@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -173,10 +174,13 @@ func (c *composed) waitAll(ctx context.Context, ids []string, limit time.Duratio
 		var mu sync.Mutex
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(16)
+		var pending []string
 		for _, id := range ids {
-			if _, ok := at[id]; ok {
-				continue
+			if _, ok := at[id]; !ok {
+				pending = append(pending, id)
 			}
+		}
+		for _, id := range pending {
 			g.Go(func() error {
 				if done(gctx, id) {
 					mu.Lock()
@@ -213,6 +217,19 @@ func (c *composed) iasCalls() int {
 	return n
 }
 
+// printIASCallsPerRuntime prints the IAS calls per runtime by operation and
+// answer since before, to tell which calls a figure's bound counts.
+func (c *composed) printIASCallsPerRuntime(prefix string, before iassim.Stats, runtimes int) {
+	now := c.s.Sim.Stats()
+	for _, op := range slices.Sorted(maps.Keys(now)) {
+		for _, code := range slices.Sorted(maps.Keys(now[op])) {
+			if d := now[op][code] - before[op][code]; d > 0 {
+				fmt.Printf("BENCH %s_ias_calls_per_runtime{%s,%d} %.2f\n", prefix, op, code, float64(d)/float64(runtimes))
+			}
+		}
+	}
+}
+
 func percentile(d []time.Duration, p float64) time.Duration {
 	slices.Sort(d)
 	return d[min(len(d)-1, int(float64(len(d))*p))]
@@ -230,6 +247,7 @@ func (c *composed) timed(ctx context.Context, prefix string, n int, create func(
 	if err != nil {
 		c.b.Fatal(err)
 	}
+	stats0 := c.s.Sim.Stats()
 	calls0, start := c.iasCalls(), time.Now()
 	c.each(ctx, ids, create)
 	at := c.waitAll(ctx, ids, 20*time.Minute, c.hasSecret)
@@ -238,6 +256,7 @@ func (c *composed) timed(ctx context.Context, prefix string, n int, create func(
 		c.b.Fatal(err)
 	}
 	printWritesPerRuntime(fmt.Sprintf("%s%d", prefix, n), writes0, writes, n)
+	c.printIASCallsPerRuntime(fmt.Sprintf("%s%d", prefix, n), stats0, n)
 	var took []time.Duration
 	var last time.Duration
 	for _, t := range at {

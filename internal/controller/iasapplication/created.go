@@ -38,18 +38,25 @@ func (c *created) put(uid types.UID, a createdApp) {
 	c.m[uid] = a
 }
 
-// take returns and forgets what the resource's Create made, if it is recent
-// and about the app with the given ID.
-func (c *created) take(uid types.UID, appID string, now time.Time) (createdApp, bool) {
+// recall returns what the resource's Create made, if it is recent and about
+// the app with the given ID, until the resource's status records an Observe
+// (observed: status.atProvider.secretsCheckedAt, which a Create does not set).
+// Until then a status write lost to a conflict (core, the Usage controller and
+// the provider all write a composed resource during bring-up) costs no IAS
+// calls.
+func (c *created) recall(uid types.UID, appID string, observed bool, now time.Time) (createdApp, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	a, ok := c.m[uid]
-	delete(c.m, uid)
 	// Entries of resources whose Observe never came are dropped as they age.
 	for k, v := range c.m {
 		if now.Sub(v.at) > createdTTL {
 			delete(c.m, k)
 		}
 	}
-	return a, ok && a.app.ID == appID && now.Sub(a.at) <= createdTTL
+	if !ok || a.app.ID != appID || now.Sub(a.at) > createdTTL || observed {
+		delete(c.m, uid)
+		return createdApp{}, false
+	}
+	return a, true
 }

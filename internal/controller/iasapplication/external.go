@@ -132,7 +132,7 @@ type external struct {
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
-	if c, ok := e.created.take(cr.GetUID(), meta.GetExternalName(cr), e.now()); ok {
+	if c, ok := e.created.recall(cr.GetUID(), meta.GetExternalName(cr), cr.Status.AtProvider.SecretsCheckedAt != nil, e.now()); ok {
 		return e.observeCreated(ctx, cr, c)
 	}
 	app, adopted, err := e.find(ctx, cr)

@@ -406,11 +406,33 @@ func TestCreateAndDelete(t *testing.T) {
 				if !obs.ResourceExists || !obs.ResourceUpToDate || cr.GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue {
 					t.Errorf("Observe() after Create(): %+v, Ready %s", obs, cr.GetCondition(xpv2.TypeReady).Status)
 				}
-				// Only once: the next Observe asks IAS.
+				// Once the status records the secret, the next Observe asks IAS.
 				if _, err := e.Observe(context.Background(), cr); err != nil || f.reads == reads {
 					t.Errorf("second Observe(): err %v, reads %d", err, f.reads-reads)
 				}
 				return err
+			},
+			calls: []string{"create app rt", "create secret sec-2"},
+		},
+		"a status write lost to a conflict: the Observes that follow ask IAS nothing": {
+			cr: newCR(), ias: &fakeIAS{},
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				if _, err := e.Create(context.Background(), cr); err != nil {
+					return err
+				}
+				f := e.ias.(*fakeIAS)
+				reads := f.reads
+				// As read back from the API server: the external name is
+				// there (a critical annotation), the status is not.
+				for range 2 {
+					lost := cr.DeepCopy()
+					lost.Status.AtProvider.SecretsCheckedAt = nil
+					obs, err := e.Observe(context.Background(), lost)
+					if err != nil || !obs.ResourceUpToDate || f.reads != reads {
+						t.Errorf("Observe() with the status lost: err %v, up to date %v, %d IAS reads; want none", err, obs.ResourceUpToDate, f.reads-reads)
+					}
+				}
+				return nil
 			},
 			calls: []string{"create app rt", "create secret sec-2"},
 		},
