@@ -37,6 +37,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
+	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
 // version is the package version this binary was built for; hack/xpkg.sh sets it.
@@ -143,6 +144,7 @@ func main() {
 			Breakers: ias.NewBreakers(*iasRejected, bm)}),
 		Runtimes: runtime.NewClients(runtime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, ConnectTimeout: *runtimeConnect,
 			Metrics: runtime.NewMetrics(metrics.Registry), Breakers: runtime.NewBreakers(bm)}),
+		SecretMetrics:              secretmetrics.New(metrics.Registry),
 		RuntimeUnreachableDeletion: *runtimeDeletion,
 		PollJitter:                 *pollJitter,
 		Polls:                      reconciler.NewPollBudget(*pollRate),

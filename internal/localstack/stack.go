@@ -289,16 +289,16 @@ func (s *Stack) crossplane(ctx context.Context) error {
 	}
 	p, err := s.start("crossplane", []string{"KUBECONFIG=" + s.MgmtKubeconfig, "POD_NAMESPACE=" + CrossplaneNamespace},
 		filepath.Join(s.o.Tools, "crossplane-core"), append([]string{"core", "start",
-		"--package-runtime=External",
-		"--tls-server-certs-dir="+filepath.Join(certs, "core-server"),
-		"--tls-client-certs-dir="+filepath.Join(certs, "core-client"),
-		"--webhook-port="+ports[0], "--metrics-port="+ports[1], "--health-probe-port="+ports[2],
-		"--xpkg-cache-dir="+filepath.Join(s.Work, "xpkg-cache"), "--xfn-cache-dir="+filepath.Join(s.Work, "xfn-cache"),
-		"--poll-interval="+cmp.Or(s.o.CorePollInterval, 10*time.Second).String(),
-		// The setting docs/operations.md gives landscapes: with core's default
-		// of 100, every composed resource's write wakes its XR at once; fewer
-		// workers let those wake-ups coalesce (docs/performance.md).
-		"--max-concurrent-reconciles=10"}, s.o.CoreArgs...)...)
+			"--package-runtime=External",
+			"--tls-server-certs-dir=" + filepath.Join(certs, "core-server"),
+			"--tls-client-certs-dir=" + filepath.Join(certs, "core-client"),
+			"--webhook-port=" + ports[0], "--metrics-port=" + ports[1], "--health-probe-port=" + ports[2],
+			"--xpkg-cache-dir=" + filepath.Join(s.Work, "xpkg-cache"), "--xfn-cache-dir=" + filepath.Join(s.Work, "xfn-cache"),
+			"--poll-interval=" + cmp.Or(s.o.CorePollInterval, 10*time.Second).String(),
+			// The setting docs/operations.md gives landscapes: with core's default
+			// of 100, every composed resource's write wakes its XR at once; fewer
+			// workers let those wake-ups coalesce (docs/performance.md).
+			"--max-concurrent-reconciles=10"}, s.o.CoreArgs...)...)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -316,16 +317,67 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 	key := func(id string) client.ObjectKey {
 		return client.ObjectKey{Namespace: localstack.KCPNamespace, Name: id}
 	}
+	gone := func(ctx context.Context, id string, obj client.Object) bool {
+		return kerrors.IsNotFound(c.mgmt.Get(ctx, key(id), obj))
+	}
+	kind := func(gvk schema.GroupVersionKind) client.Object {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u
+	}
+	// The stages of a deletion, in the order they should happen: each one's
+	// latest time tells which binds.
+	stages := []struct {
+		name string
+		done func(context.Context, string) bool
+	}{
+		{"xr", func(ctx context.Context, id string) bool {
+			return gone(ctx, id, kind(kymabridge.EventingAuthGroupVersionKind))
+		}},
+		{"runtime_secret", func(ctx context.Context, id string) bool { return !c.hasSecret(ctx, id) }},
+		{"runtimesecret_mr", func(ctx context.Context, id string) bool {
+			return gone(ctx, id, &runtimev1alpha1.RuntimeSecret{})
+		}},
+		{"usage", func(ctx context.Context, id string) bool {
+			u := kind(usageGroupVersionKind)
+			return kerrors.IsNotFound(c.mgmt.Get(ctx, client.ObjectKey{Namespace: localstack.KCPNamespace, Name: id + "-application-in-use"}, u))
+		}},
+		{"iasapplication_mr", func(ctx context.Context, id string) bool {
+			return gone(ctx, id, &iasv1alpha1.IASApplication{})
+		}},
+		{"ias_app", func(_ context.Context, id string) bool { return len(c.s.Sim.AppsNamed(id)) == 0 }},
+	}
+	var mu sync.Mutex
+	last := map[string]time.Duration{}
+	seen := map[string]bool{}
 	c.waitAll(ctx, ids, 20*time.Minute, func(ctx context.Context, id string) bool {
-		xr := &unstructured.Unstructured{}
-		xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
-		return !c.hasSecret(ctx, id) && len(c.s.Sim.AppsNamed(id)) == 0 &&
-			kerrors.IsNotFound(c.mgmt.Get(ctx, key(id), xr)) &&
-			kerrors.IsNotFound(c.mgmt.Get(ctx, key(id), &iasv1alpha1.IASApplication{})) &&
-			kerrors.IsNotFound(c.mgmt.Get(ctx, key(id), &runtimev1alpha1.RuntimeSecret{}))
+		all := true
+		for _, st := range stages {
+			mu.Lock()
+			done := seen[id+"/"+st.name]
+			mu.Unlock()
+			if done {
+				continue
+			}
+			if !st.done(ctx, id) {
+				all = false
+				continue
+			}
+			mu.Lock()
+			seen[id+"/"+st.name] = true
+			last[st.name] = max(last[st.name], time.Since(start))
+			mu.Unlock()
+		}
+		return all
 	})
+	for _, st := range stages {
+		fmt.Printf("BENCH kyma_delete_%d_last_s{%s} %.1f\n", len(ids), st.name, last[st.name].Seconds())
+	}
 	figure(fmt.Sprintf("kyma_delete_%d_s", len(ids)), time.Since(start).Seconds(), 1.3*float64(c.iasCalls()-calls0)/tenantQPS)
 }
+
+// usageGroupVersionKind is the kind of the Usage the Composition makes.
+var usageGroupVersionKind = schema.GroupVersionKind{Group: "protection.crossplane.io", Version: "v1beta1", Kind: "Usage"}
 
 type usage struct{ provider, core localstack.Usage }
 

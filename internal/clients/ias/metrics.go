@@ -11,6 +11,8 @@ type Metrics struct {
 	waits    *prometheus.HistogramVec
 	// failedLogons counts 401 answers per tenant: IAS locks a user after a few.
 	failedLogons *prometheus.CounterVec
+	// lastSuccess is, per tenant, when IAS last answered a call as expected.
+	lastSuccess *prometheus.GaugeVec
 	// listings times listings of all of a tenant's apps, start to end.
 	listings prometheus.Histogram
 	// firstListingWaits counts resources waiting for a first listing.
@@ -38,6 +40,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "eventing_auth_ias_failed_logons_total",
 			Help: "Answers 401 from IAS (failed logons of the ProviderConfig's credentials), by tenant.",
 		}, []string{"tenant"}),
+		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "eventing_auth_ias_last_success_timestamp_seconds",
+			Help: "When IAS last answered a call with a 2xx or an expected 404, by tenant (Unix seconds); time() minus it is the time since.",
+		}, []string{"tenant"}),
 		listings: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "eventing_auth_ias_listing_duration_seconds",
 			Help:    "How long listing all of a tenant's applications took, its pages one after the other; drift in IAS is found within the poll plus --ias-inventory-age plus this.",
@@ -49,7 +55,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.duration, m.waits, m.failedLogons, m.listings, m.firstListingWaits)
+		reg.MustRegister(m.requests, m.duration, m.waits, m.failedLogons, m.lastSuccess, m.listings, m.firstListingWaits)
 	}
 	return m
 }

@@ -152,8 +152,13 @@ func (t *transport) send(req *http.Request, op string) (*http.Response, context.
 		code = strconv.Itoa(resp.StatusCode)
 	}
 	t.metrics.requests.WithLabelValues(op, code).Inc()
-	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+	switch {
+	case err != nil:
+	case resp.StatusCode == http.StatusUnauthorized:
 		t.metrics.failedLogons.WithLabelValues(t.gate.url).Inc()
+	case resp.StatusCode < 300 || resp.StatusCode == http.StatusNotFound:
+		// A 404 is IAS answering (an app already gone), not IAS failing.
+		t.metrics.lastSuccess.WithLabelValues(t.gate.url).SetToCurrentTime()
 	}
 	return resp, cancel, err
 }

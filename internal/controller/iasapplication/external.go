@@ -18,6 +18,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
 // Event reasons of this controller, beyond crossplane-runtime's.
@@ -53,6 +54,8 @@ type shared struct {
 	// secretCheck is how long the published secret is taken as the status
 	// records it before IAS is asked again; 0: every poll.
 	secretCheck time.Duration
+	// secretMetrics counts rotations; nil counts nothing.
+	secretMetrics *secretmetrics.Metrics
 }
 
 // TenantClients hands out IAS clients per tenant and tells whether a tenant
@@ -278,7 +281,11 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	}
 	var cd managed.ConnectionDetails
 	if st.missing != "" || st.rotate != "" {
-		if cd, err = e.replaceSecret(ctx, cr, app, &st); err != nil {
+		replace := e.replaceSecret
+		if st.missing == "" {
+			replace = e.rotate
+		}
+		if cd, err = replace(ctx, cr, app, &st); err != nil {
 			return managed.ExternalUpdate{}, err
 		}
 		if cd != nil {

@@ -24,6 +24,8 @@ type fakeIAS struct {
 	calls    []string
 	reads    int
 	next     int
+	// createSecretErr fails every secret creation.
+	createSecretErr error
 }
 
 var _ ias.Client = &fakeIAS{}
@@ -78,6 +80,9 @@ func (f *fakeIAS) DeleteApplication(_ context.Context, id string) error {
 }
 
 func (f *fakeIAS) CreateAPISecret(_ context.Context, appID string, s ias.SecretSpec) (*ias.APISecret, error) {
+	if f.createSecretErr != nil {
+		return nil, f.createSecretErr
+	}
 	f.next++
 	sec := ias.APISecret{ID: fmt.Sprintf("sec-%d", f.next), ClientID: "client-" + appID, Hint: fmt.Sprintf("h%03d", f.next),
 		Description: s.Description, ValidTo: s.ValidTo}

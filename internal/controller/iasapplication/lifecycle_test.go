@@ -2,6 +2,7 @@ package iasapplication
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -18,7 +20,29 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
+
+// rotationCounts reads eventing_auth_secret_rotations_total as "succeeded failed".
+func rotationCounts(t *testing.T, m *secretmetrics.Metrics) string {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != "eventing_auth_secret_rotations_total" {
+			continue
+		}
+		for _, s := range mf.GetMetric() {
+			got[s.GetLabel()[0].GetValue()] = s.GetCounter().GetValue()
+		}
+	}
+	return fmt.Sprintf("%.0f %.0f", got["succeeded"], got["failed"])
+}
 
 const appID = "11111111-1111-1111-1111-111111111111"
 
@@ -289,6 +313,11 @@ func TestUpdate(t *testing.T) {
 		published bool
 		ready     corev1.ConditionStatus
 		retiring  int
+		// rotated is the SecretRotated condition's status ("": not set);
+		// rotations the rotation metrics' "succeeded failed" counts.
+		rotated   corev1.ConditionStatus
+		rotations string
+		wantErr   bool
 	}{
 		"drift patched back": {
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), conn: conn("abcd"),
@@ -313,12 +342,22 @@ func TestUpdate(t *testing.T) {
 			w:         world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s1", time.Hour)), ias: oneApp(expiring("s1", "abcd", 30*time.Minute)), conn: conn("abcd")},
 			calls:     []string{"create secret sec-1"},
 			events:    []string{string(reasonNewSecret), string(reasonRetiringSecret)},
-			published: true, ready: corev1.ConditionTrue, retiring: 1,
+			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0",
+		},
+		"rotation due but IAS refuses the new secret: a condition, a Warning event, counted as failed": {
+			w: world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s1", time.Hour)), conn: conn("abcd"),
+				ias: func() *fakeIAS {
+					f := oneApp(expiring("s1", "abcd", 30*time.Minute))
+					f.createSecretErr = &ias.APIError{Operation: "create_api_secret", StatusCode: 500}
+					return f
+				}()},
+			events:  []string{string(eventRotationFailed)},
+			wantErr: true, rotated: corev1.ConditionFalse, rotations: "0 1",
 		},
 		"rotation due while an older secret still retires: waits, no third secret": {
 			w: world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s2", 5*time.Minute)),
 				ias: oneApp(ourSecret("s1", "old1"), expiring("s2", "abcd", 30*time.Minute)), conn: conn("abcd")},
-			events: []string{string(reasonRotationWaits)}, retiring: 1,
+			events: []string{string(reasonRotationWaits)}, retiring: 1, rotated: corev1.ConditionFalse, rotations: "0 0",
 		},
 		"retired secret due: deleted": {
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)),
@@ -331,7 +370,7 @@ func TestUpdate(t *testing.T) {
 				ias: oneApp(ourSecret("s1", "old1"), expiring("s2", "abcd", 30*time.Minute)), conn: conn("abcd")},
 			calls:     []string{"delete secret s1", "create secret sec-1"},
 			events:    []string{string(reasonDeletedSecret), string(reasonNewSecret), string(reasonRetiringSecret)},
-			published: true, ready: corev1.ConditionTrue, retiring: 1,
+			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0",
 		},
 		"a runtime still on the older secret: nothing deleted": {
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)),
@@ -342,9 +381,18 @@ func TestUpdate(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			e, r := tc.w.external(t)
+			e.secretMetrics = secretmetrics.New(nil)
 			cr := tc.w.cr
-			if _, err := e.Update(context.Background(), cr); err != nil {
-				t.Fatalf("Update(): %v", err)
+			if _, err := e.Update(context.Background(), cr); (err != nil) != tc.wantErr {
+				t.Fatalf("Update(): %v, want error: %v", err, tc.wantErr)
+			}
+			if got := cr.GetCondition(TypeRotation).Status; got != tc.rotated && (tc.rotated != "" || got != corev1.ConditionUnknown) {
+				t.Errorf("SecretRotated = %q, want %q", got, tc.rotated)
+			}
+			if tc.rotations != "" {
+				if got := rotationCounts(t, e.secretMetrics); got != tc.rotations {
+					t.Errorf("rotations succeeded/failed = %s, want %s", got, tc.rotations)
+				}
 			}
 			if diff := cmp.Diff(tc.calls, tc.w.ias.calls); diff != "" {
 				t.Errorf("IAS changes: -want +got:\n%s", diff)

@@ -65,8 +65,9 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 				created:    &created{},
 				listSettle: listSettle,
 				// One listing of the tenant serves every resource's poll.
-				inventoryAge: inventoryAge,
-				secretCheck:  secretCheck,
+				inventoryAge:  inventoryAge,
+				secretCheck:   secretCheck,
+				secretMetrics: o.SecretMetrics,
 			},
 			usage: resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
 			pool:  o.IAS,
@@ -88,6 +89,9 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	}
 	if err := reconciler.RecordStates(mgr, o, &v1alpha1.IASApplicationList{}); err != nil {
 		return err
+	}
+	if o.SecretMetrics != nil {
+		o.SecretMetrics.ReadFrom(published(mgr.GetClient(), time.Now))
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
+	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
 // Options are what every controller of the provider is set up with, declared
@@ -40,6 +41,8 @@ type Options struct {
 	// IASInventoryAge is how old the listing of a tenant's apps that polls read
 	// may be; never more than the poll interval.
 	IASInventoryAge time.Duration
+	// SecretMetrics exports the published client secrets' state; nil: none.
+	SecretMetrics *secretmetrics.Metrics
 	// RuntimeUnreachableDeletion is how long deleting a RuntimeSecret waits for
 	// a runtime that does not answer before it completes without it.
 	RuntimeUnreachableDeletion time.Duration

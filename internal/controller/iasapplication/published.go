@@ -1,0 +1,45 @@
+package iasapplication
+
+import (
+	"context"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
+)
+
+// published lists, for the secret metrics, the published secret of every
+// IASApplication in the manager's cache as its status records it. The objects
+// are not copied: at 10,000 resources every scrape would otherwise copy them.
+func published(kube client.Reader, now func() time.Time) secretmetrics.Source {
+	return func(ctx context.Context) ([]secretmetrics.Published, error) {
+		l := &v1alpha1.IASApplicationList{}
+		if err := kube.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
+			return nil, err
+		}
+		e := &external{now: now}
+		out := make([]secretmetrics.Published, 0, len(l.Items))
+		for i := range l.Items {
+			cr := &l.Items[i]
+			at := cr.Status.AtProvider
+			if at.SecretID == "" {
+				continue
+			}
+			p := secretmetrics.Published{}
+			if at.SecretValidTo != nil {
+				t := at.SecretValidTo.Time // a copy: the cached object is shared
+				p.ValidTo = &t
+			}
+			p.RotationDue = e.rotationDue(cr, p.ValidTo)
+			for _, r := range at.Retiring {
+				// DeleteAfter counts retireAfter from the successor's publication.
+				p.Retiring = append(p.Retiring, secretmetrics.Retiring{
+					Since: r.DeleteAfter.Add(-retireAfter(cr)), ForRuntimes: r.WaitingFor != ""})
+			}
+			out = append(out, p)
+		}
+		return out, nil
+	}
+}
