@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -70,6 +71,8 @@ spec: {channel: regular}
   # the RuntimeSecret, the provider the app in IAS and the Secret on the runtime.
   kubectl --kubeconfig $MGMT apply -f %[4]s
   kubectl --kubeconfig $MGMT -n kcp-system get kymas,eventingauths.composite.eventingauth.kyma-project.io,iasapplications,runtimesecrets
+  # The EventingAuth's tree, each part with its Synced and Ready state (Crossplane's CLI, built here):
+  KUBECONFIG=$MGMT %[10]s
   kubectl --kubeconfig $RUNTIME -n kyma-system describe secret eventing-webhook-auth
 
   # Delete the runtime's Secret and watch it come back (within the 30 s poll).
@@ -85,12 +88,13 @@ spec: {channel: regular}
   kubectl --kubeconfig $MGMT -n kcp-system delete kyma %[5]s
 
   Packages:      kubectl --kubeconfig $MGMT get configurations,providers,functions,managedresourcedefinitions
-  Metrics:       curl -s http://%[7]s/metrics | grep eventing_auth_ias
+  Metrics:       http://%[7]s/metrics (curl -s http://%[7]s/metrics | grep eventing_auth_)
   IAS simulator: %[8]s (counts by operation: %[8]s/_sim/stats)
   Logs:          %[9]s/*.log
 
 Ctrl-C stops everything started here and removes %[9]s.
-`, os.Getenv("KUBEBUILDER_ASSETS"), s.MgmtKubeconfig, s.RuntimeKubeconfig, kyma, runtimeID, restore, metrics, s.Sim.URL, work)
+`, os.Getenv("KUBEBUILDER_ASSETS"), s.MgmtKubeconfig, s.RuntimeKubeconfig, kyma, runtimeID, restore, metrics, s.Sim.URL, work,
+		strings.Join(s.TraceCommand(runtimeID), " "))
 	<-ctx.Done()
 	step("Stopping everything started here")
 	return nil

@@ -61,6 +61,19 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 	g.Expect(string(onRuntime.Data["client_id"])).To(Equal(apps[0].ClientID))
 
+	// `crossplane resource trace`, as make local-up prints it, shows the
+	// EventingAuth, the IASApplication, the RuntimeSecret and the Usage, each Ready.
+	g.Eventually(func(g Gomega) {
+		tree, err := s.Trace(ctx, runtimeID)
+		g.Expect(err).NotTo(HaveOccurred())
+		var parts []string
+		tree.Walk(func(n localstack.TraceNode) {
+			parts = append(parts, n.Object.Kind)
+			g.Expect(n.Condition("Ready")).To(Equal("True"), "%s is not Ready in the trace", n)
+		})
+		g.Expect(parts).To(ConsistOf("EventingAuth", "IASApplication", "RuntimeSecret", "Usage"))
+	}, timeout, time.Second).Should(Succeed())
+
 	// Kyma CR deleted -> the EventingAuth goes; the RuntimeSecret (and the Secret
 	// on the runtime) before the IASApplication (and the app in IAS).
 	app := &iasv1alpha1.IASApplication{}

@@ -16,8 +16,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -36,11 +39,13 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
 // The suite's shared control planes and provider.
@@ -51,8 +56,12 @@ var (
 	// rtEnv is the shared Kyma runtime, rt a client of it.
 	rtEnv *envtest.Environment
 	rt    client.Client
+	// metrics is the provider's metrics registry, read as a scrape would.
+	metrics        = prometheus.NewRegistry()
+	breakerMetrics = breaker.NewMetrics(metrics)
 	// runtimes is the provider's runtime client cache, small on purpose.
-	runtimes = runtime.NewClients(runtime.Options{Size: runtimeCacheSize, Timeout: 5 * time.Second})
+	runtimes = runtime.NewClients(runtime.Options{Size: runtimeCacheSize, Timeout: 5 * time.Second,
+		Metrics: runtime.NewMetrics(metrics), Breakers: runtime.NewBreakers(breakerMetrics)})
 	// kubeconfigs remembers every kubeconfig handed to the provider, to search for leaks.
 	kubeconfigs = &secretLedger{}
 	logs        = &syncBuffer{}
@@ -168,6 +177,8 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 		fmt.Fprintln(os.Stderr, "cannot create manager:", err)
 		return 1
 	}
+	mrMetrics, stateMetrics := managed.NewMRMetricRecorder(), statemetrics.NewMRStateMetrics()
+	metrics.MustRegister(mrMetrics, stateMetrics)
 	o := reconciler.Options{
 		Options: controller.Options{
 			Logger:                  logging.NewLogrLogger(zl),
@@ -175,9 +186,13 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 			PollInterval:            poll,
 			MaxConcurrentReconciles: 20,
 			Features:                &feature.Flags{},
+			MetricOptions: &controller.MetricOptions{PollStateMetricInterval: time.Second,
+				MRMetrics: mrMetrics, MRStateMetrics: stateMetrics},
 		},
-		Runtimes:                   runtimes,
-		IAS:                        ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}),
+		Runtimes: runtimes,
+		IAS: ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
+			Metrics: ias.NewMetrics(metrics), Breakers: ias.NewBreakers(0, breakerMetrics)}),
+		SecretMetrics:              secretmetrics.New(metrics),
 		PollJitter:                 500 * time.Millisecond,
 		Polls:                      reconciler.NewPollBudget(200),
 		IASListSettle:              listSettle,

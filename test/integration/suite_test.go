@@ -11,6 +11,8 @@ var ctx = context.Background()
 // own simulator or runtime targets, then the load scenarios one at a time, then
 // searches everything the provider wrote for secrets.
 func TestProvider(t *testing.T) {
+	// Alone and first: it checks metric counts over every resource.
+	t.Run("CredentialsInView", testCredentialsInView)
 	t.Run("scenarios", func(t *testing.T) {
 		t.Run("IASApplication", func(t *testing.T) {
 			t.Run("Create", testCreate)
@@ -57,4 +59,5 @@ func TestProvider(t *testing.T) {
 	t.Run("ManyAtOnceWithinRateLimit", testMany)
 	t.Run("ManyRuntimesSmallClientCache", testManyRuntimes)
 	t.Run("NoSecretInLogsEventsOrStatus", testNoLeaks)
+	t.Run("MetricsTableMatchesExports", testMetricsTable)
 }

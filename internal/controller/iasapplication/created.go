@@ -9,9 +9,11 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 )
 
-// createdTTL is how long what a Create learned stands in for IAS: long enough
-// for the Observe that follows every Create, short enough never to hide drift.
-const createdTTL = 30 * time.Second
+// createdTTL is how long what a Create learned stands in for IAS until an
+// Observe is recorded: long enough for the Observe that follows every Create
+// even behind a bring-up of 1,000 runtimes (at 30 s most of those came too late
+// and cost a listing of the app's secrets each), and no longer than a poll.
+const createdTTL = 5 * time.Minute
 
 // created remembers, per resource, what its Create just made, so that the
 // Observe that crossplane-runtime runs right after every Create need not ask IAS

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	xpmeta "github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -40,6 +41,14 @@ const (
 )
 
 const fieldOwner = "provider-eventing-auth/kyma-bridge"
+
+// XRPollInterval is how often Crossplane core re-runs each EventingAuth's
+// composition when nothing changed (annotation crossplane.io/poll-interval).
+// Core watches the composed resources (realtime compositions), so its poll is
+// only a safety net; at core's default of 1m, 1,000 EventingAuths kept its
+// workers busy and a new Kyma CR waited 30 s behind the polls
+// (docs/performance.md). The provider polls the managed resources themselves.
+const XRPollInterval = time.Hour
 
 // bridgeOptions are what the bridge takes of the provider's options.
 type bridgeOptions struct {
@@ -132,6 +141,7 @@ func Desired(kyma client.Object) *unstructured.Unstructured {
 	xr.SetGroupVersionKind(EventingAuthGroupVersionKind)
 	xr.SetName(kyma.GetName())
 	xr.SetNamespace(kyma.GetNamespace())
+	xr.SetAnnotations(map[string]string{xpmeta.AnnotationKeyPollInterval: XRPollInterval.String()})
 	ref := metav1.NewControllerRef(kyma, KymaGroupVersionKind)
 	// Not blocking the Kyma's deletion: that would need update on kymas/finalizers
 	// where OwnerReferencesPermissionEnforcement is on, and the garbage collector

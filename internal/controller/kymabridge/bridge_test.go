@@ -27,6 +27,10 @@ func TestDesired(t *testing.T) {
 			if diff := cmp.Diff(tc.spec, xr.Object["spec"]); diff != "" {
 				t.Errorf("spec: -want +got:\n%s", diff)
 			}
+			// Core polls it rarely: its watches on the composed resources do the rest.
+			if got := xr.GetAnnotations()["crossplane.io/poll-interval"]; got != "1h0m0s" {
+				t.Errorf("crossplane.io/poll-interval = %q, want 1h0m0s", got)
+			}
 			owner := metav1.GetControllerOf(xr)
 			if owner == nil || owner.UID != "u-1" || owner.Kind != "Kyma" || owner.APIVersion != "operator.kyma-project.io/v1beta2" {
 				t.Errorf("controller reference %+v", owner)
