@@ -42,7 +42,13 @@ func (s *Server) Serve(addr string, useTLS bool) (*Running, error) {
 			return nil, err
 		}
 		r.CAPEM = caPEM
-		l = tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		if len(s.opts.ClientCA) > 0 {
+			// Asked for, not required: Basic auth stays possible, and a
+			// certificate that is not accepted fails the logon with 401.
+			cfg.ClientAuth = tls.RequestClientCert
+		}
+		l = tls.NewListener(l, cfg)
 		scheme = "https"
 	}
 	r.URL = scheme + "://" + l.Addr().String()

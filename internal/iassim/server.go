@@ -41,6 +41,12 @@ type Options struct {
 	// OpaqueCursors hands out list cursors that are not UUIDs. No recording
 	// shows a real one, and the spec types nextCursor as a plain string.
 	OpaqueCursors bool
+	// ClientCA, with TLS, makes the tenant accept client certificates that
+	// this PEM CA signed for the subject common name ClientCertSubject (its
+	// system administrator), as IAS does for a "System as Administrator";
+	// Basic auth keeps working beside them.
+	ClientCA          []byte
+	ClientCertSubject string
 }
 
 // RequestRecord is one request the simulator answered.
@@ -48,6 +54,9 @@ type RequestRecord struct {
 	Time      time.Time `json:"time"`
 	Operation string    `json:"operation"`
 	Status    int       `json:"status"`
+	// Auth is how the request logged on: "basic", "certificate <serial>" or
+	// "" (neither).
+	Auth string `json:"auth,omitempty"`
 }
 
 // Server is the simulated tenant.
@@ -146,7 +155,7 @@ func (r *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 func (s *Server) op(name string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w}
-		defer func() { s.count(name, rec.status) }()
+		defer func() { s.count(name, rec.status, logonOf(r)) }()
 
 		if wait, ok := s.admit(r); !ok {
 			secs := int(wait/time.Second) + 1
@@ -207,6 +216,9 @@ func (s *Server) admit(r *http.Request) (time.Duration, bool) {
 }
 
 func (s *Server) authorized(r *http.Request) bool {
+	if c := peerCert(r); c != nil {
+		return s.certAccepted(r, c)
+	}
 	u, p, ok := r.BasicAuth()
 	if !ok {
 		return false
@@ -218,7 +230,7 @@ func (s *Server) authorized(r *http.Request) bool {
 		subtle.ConstantTimeCompare([]byte(p), []byte(wantP)) == 1
 }
 
-func (s *Server) count(op string, status int) {
+func (s *Server) count(op string, status int, auth string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stats[op] == nil {
@@ -226,7 +238,7 @@ func (s *Server) count(op string, status int) {
 	}
 	s.stats[op][status]++
 	if len(s.log) < maxLog {
-		s.log = append(s.log, RequestRecord{Time: time.Now(), Operation: op, Status: status})
+		s.log = append(s.log, RequestRecord{Time: time.Now(), Operation: op, Status: status, Auth: auth})
 	}
 }
 

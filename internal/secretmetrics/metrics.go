@@ -1,7 +1,8 @@
-// Package secretmetrics exports the state of the client secrets the provider
-// publishes: how long they stay valid, rotations and the retirement of older
-// secrets. IAS sends no expiry notice for api secrets; these metrics are how a
-// platform team sees that none expires unrotated.
+// Package secretmetrics exports the state of the credentials the provider
+// handles: the client secrets it publishes (how long they stay valid,
+// rotations, the retirement of older secrets) and the client certificates it
+// logs in to IAS with. IAS sends no expiry notice for either; these metrics are
+// how a platform team sees that none expires unnoticed.
 package secretmetrics
 
 import (
@@ -51,6 +52,9 @@ var expiryBuckets = []struct {
 // at each scrape, so the figures always match the resources' status.
 type Metrics struct {
 	rotations *prometheus.CounterVec
+	// certExpiry is, per ProviderConfig logging in with a client certificate,
+	// when that certificate expires.
+	certExpiry *prometheus.GaugeVec
 
 	secrets, overdue, retirements, oldest *prometheus.Desc
 
@@ -66,6 +70,10 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "eventing_auth_secret_rotations_total",
 			Help: "Rotations of a client secret that was within rotateBefore, by result (succeeded, failed).",
 		}, []string{"result"}),
+		certExpiry: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "eventing_auth_ias_client_certificate_expiry_timestamp_seconds",
+			Help: "When the client certificate a ProviderConfig logs in to IAS with expires (Unix seconds), by provider_config (Kind/[namespace/]name).",
+		}, []string{"provider_config"}),
 		secrets: prometheus.NewDesc("eventing_auth_client_secrets",
 			"Published client secrets by the time left until they expire: expired, within 7d, 14d, 30d, 90d, later, or never.",
 			[]string{"expires_in"}, nil),
@@ -109,9 +117,23 @@ func (m *Metrics) Rotated(err error) {
 	m.rotations.WithLabelValues(result).Inc()
 }
 
+// ClientCertificate records when the client certificate of ProviderConfig pc
+// expires; nil: pc logs in with a password (its series goes).
+func (m *Metrics) ClientCertificate(pc string, notAfter *time.Time) {
+	if m == nil {
+		return
+	}
+	if notAfter == nil {
+		m.certExpiry.DeleteLabelValues(pc)
+		return
+	}
+	m.certExpiry.WithLabelValues(pc).Set(float64(notAfter.Unix()))
+}
+
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.rotations.Describe(ch)
+	m.certExpiry.Describe(ch)
 	for _, d := range []*prometheus.Desc{m.secrets, m.overdue, m.retirements, m.oldest} {
 		ch <- d
 	}
@@ -120,6 +142,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.rotations.Collect(ch)
+	m.certExpiry.Collect(ch)
 	m.mu.Lock()
 	source := m.source
 	m.mu.Unlock()

@@ -44,6 +44,8 @@ type composed struct {
 	s     *localstack.Stack
 	proxy *runtimeProxy
 	seq   int
+	// secrets watches the runtime Secrets.
+	secrets *secretWatch
 	// mgmt and rt are clients of the two API servers without client-side
 	// throttling: the figures are the provider's and core's, not the bench's.
 	mgmt, rt client.Client
@@ -81,7 +83,11 @@ func BenchmarkComposed(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer proxy.Close()
-	c := &composed{b: b, s: s, proxy: proxy,
+	secrets, err := watchRuntimeSecrets(ctx, s.RuntimeKubeconfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &composed{b: b, s: s, proxy: proxy, secrets: secrets,
 		mgmt: unthrottled(b, s.MgmtKubeconfig, s.Kube.Scheme()), rt: unthrottled(b, s.RuntimeKubeconfig, s.RuntimeKube.Scheme())}
 	sizes := benchSizes(b, "BENCH_COMPOSED_RUNTIMES", []int{200, 1000})
 	for range b.N {
@@ -158,10 +164,9 @@ func (c *composed) direct(ctx context.Context, id string) error {
 			RuntimeID: id, ApplicationRef: &xpv2.NamespacedReference{Name: id}}}})
 }
 
-// hasSecret tells whether runtime id has its Secret.
-func (c *composed) hasSecret(ctx context.Context, id string) bool {
-	s := &corev1.Secret{}
-	return c.rt.Get(ctx, client.ObjectKey{Namespace: id, Name: "eventing-webhook-auth"}, s) == nil && len(s.Data["client_secret"]) > 0
+// hasSecret tells whether runtime id has its Secret, as the watch saw it.
+func (c *composed) hasSecret(_ context.Context, id string) bool {
+	return c.secrets.holds(id)
 }
 
 // waitAll polls until done holds for every id, and returns when each first did.
@@ -284,9 +289,27 @@ func (c *composed) bringUp(ctx context.Context, n int) []string {
 }
 
 // newWhileReady: new Kyma CRs one a second while the runtimes above are Ready
-// and polling.
+// and polling; the latest time each stage was reached tells which binds.
 func (c *composed) newWhileReady(ctx context.Context, n int) {
 	var took []time.Duration
+	last := map[string]time.Duration{}
+	exists := func(ctx context.Context, id string, obj client.Object) bool {
+		return c.mgmt.Get(ctx, client.ObjectKey{Namespace: localstack.KCPNamespace, Name: id}, obj) == nil
+	}
+	stages := []struct {
+		name string
+		done func(context.Context, string) bool
+	}{
+		{"eventingauth", func(ctx context.Context, id string) bool {
+			xr := &unstructured.Unstructured{}
+			xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+			return exists(ctx, id, xr)
+		}},
+		{"managed_resources", func(ctx context.Context, id string) bool {
+			return exists(ctx, id, &iasv1alpha1.IASApplication{}) && exists(ctx, id, &runtimev1alpha1.RuntimeSecret{})
+		}},
+		{"runtime_secret", c.hasSecret},
+	}
 	for range n {
 		id := c.nextID("kyma-new")
 		if err := c.runtime(ctx, id); err != nil {
@@ -296,9 +319,17 @@ func (c *composed) newWhileReady(ctx context.Context, n int) {
 		if err := c.kyma(ctx, id); err != nil {
 			c.b.Fatal(err)
 		}
-		at := c.waitAll(ctx, []string{id}, 2*time.Minute, c.hasSecret)
-		took = append(took, at[id].Sub(start))
+		var d time.Duration
+		for _, st := range stages {
+			at := c.waitAll(ctx, []string{id}, 2*time.Minute, st.done)
+			d = at[id].Sub(start)
+			last[st.name] = max(last[st.name], d)
+		}
+		took = append(took, d) // the last stage: the runtime's Secret
 		time.Sleep(time.Second)
+	}
+	for _, st := range stages {
+		fmt.Printf("BENCH kyma_new_while_polling_max_s{%s} %.2f\n", st.name, last[st.name].Seconds())
 	}
 	figure("kyma_new_while_polling_p99_s", percentile(took, 0.99).Seconds(), 5)
 }

@@ -37,6 +37,10 @@ func TestProvider(t *testing.T) {
 			t.Run("SecretDeletedInIAS", testSecretDeletedInIAS)
 			t.Run("TenantHangsThenRecovers", testTenantHangsThenRecovers)
 			t.Run("CredentialsRejected", testCredentialsRejected)
+			t.Run("CertificateLogin", testCertificateLogin)
+			t.Run("CertificateRotated", testCertificateRotated)
+			t.Run("CertificateExpiredOrUntrusted", testCertificateExpiredOrUntrusted)
+			t.Run("PasswordToCertificate", testPasswordToCertificate)
 		})
 		t.Run("RuntimeSecret", func(t *testing.T) {
 			t.Run("ApplicationRefDriftAndRotation", testRuntimeWithApplicationRef)

@@ -127,7 +127,10 @@ type client struct {
 
 func newClient(t Tenant, st *tenantState) (*client, error) {
 	auth := func(_ context.Context, req *http.Request) error {
-		req.SetBasicAuth(t.Username, t.Password)
+		// With a client certificate the TLS handshake is the logon.
+		if t.ClientCert == nil {
+			req.SetBasicAuth(t.Username, t.Password)
+		}
 		req.Header.Set("Accept", "application/json")
 		return nil
 	}

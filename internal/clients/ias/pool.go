@@ -23,8 +23,11 @@ import (
 type Tenant struct {
 	// URL is https://<tenant>.accounts.ondemand.com (http only to loopback).
 	URL      string
-	Username string
-	Password string
+	// Username and Password of a technical user, or ClientCert of a system
+	// administrator: one of the two.
+	Username   string
+	Password   string
+	ClientCert *ClientCert
 	// CABundle is an optional extra PEM CA trusted for URL.
 	CABundle []byte
 	// QPS and Burst size the tenant's token bucket.
@@ -35,7 +38,11 @@ type Tenant struct {
 // digest identifies the credentials and CA without revealing them.
 func (t Tenant) digest() string {
 	h := sha256.New()
-	for _, s := range []string{t.Username, t.Password, string(t.CABundle)} {
+	cert := ""
+	if t.ClientCert != nil {
+		cert = t.ClientCert.digest
+	}
+	for _, s := range []string{t.Username, t.Password, cert, string(t.CABundle)} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -228,6 +235,9 @@ func breakerKey(t Tenant, digest string) string { return t.URL + "#" + digest }
 
 func (p *Pool) httpClient(t Tenant, gate *tenantGate, guard breaker.Guard) (*http.Client, error) {
 	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if t.ClientCert != nil {
+		tlsCfg.Certificates = []tls.Certificate{t.ClientCert.Certificate}
+	}
 	if len(t.CABundle) > 0 {
 		roots, err := x509.SystemCertPool()
 		if err != nil || roots == nil {

@@ -1,10 +1,12 @@
 package ias
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	corev1 "k8s.io/api/core/v1"
@@ -16,11 +18,16 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/loopback"
 )
 
-// Keys of the credentials Secret.
+// Keys of the credentials Secret: url, and either username and password or a
+// client certificate (tls.crt and tls.key, or pkcs12 and pkcs12Password).
 const (
-	KeyUsername = "username"
-	KeyPassword = "password"
-	KeyURL      = "url"
+	KeyUsername       = "username"
+	KeyPassword       = "password"
+	KeyURL            = "url"
+	KeyTLSCert        = "tls.crt"
+	KeyTLSKey         = "tls.key"
+	KeyPKCS12         = "pkcs12"
+	KeyPKCS12Password = "pkcs12Password"
 )
 
 // Defaults of the ProviderConfig's rateLimit.
@@ -84,13 +91,12 @@ func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManag
 	if err != nil {
 		return Config{}, err
 	}
-	t := Tenant{QPS: DefaultQPS, Burst: DefaultBurst}
-	for key, dst := range map[string]*string{KeyUsername: &t.Username, KeyPassword: &t.Password, KeyURL: &t.URL} {
-		v := strings.TrimSpace(string(data[key]))
-		if v == "" {
-			return Config{}, fmt.Errorf("credentials Secret %s of %s has no key %q (it needs username, password and url)", secret, what, key)
-		}
-		*dst = v
+	t := Tenant{QPS: DefaultQPS, Burst: DefaultBurst, URL: strings.TrimSpace(string(data[KeyURL]))}
+	if t.URL == "" {
+		return Config{}, fmt.Errorf("credentials Secret %s of %s has no key %q", secret, what, KeyURL)
+	}
+	if err := logon(&t, data, fmt.Sprintf("credentials Secret %s of %s", secret, what), time.Now()); err != nil {
+		return Config{}, err
 	}
 	if t.URL, err = ValidateURL(t.URL); err != nil {
 		return Config{}, fmt.Errorf("key url of credentials Secret %s of %s: %w", secret, what, err)
@@ -114,6 +120,62 @@ func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManag
 		}
 	}
 	return Config{Tenant: t, GlobalAccount: settings.GlobalAccount, ProviderConfig: from}, nil
+}
+
+// logon reads how to log on to IAS from the credentials Secret's data: a
+// technical user's username and password, or a client certificate. Errors name
+// the Secret and its keys, never a value.
+func logon(t *Tenant, data map[string][]byte, secret string, now time.Time) error {
+	has := func(k string) bool { return len(bytes.TrimSpace(data[k])) > 0 }
+	password := has(KeyUsername) || has(KeyPassword)
+	pem, p12 := has(KeyTLSCert) || has(KeyTLSKey), has(KeyPKCS12)
+	switch {
+	case password && (pem || p12):
+		return fmt.Errorf("%s holds both a password (keys username, password) and a client certificate (keys %s): keep one of them", secret, certKeys(pem, p12))
+	case pem && p12:
+		return fmt.Errorf("%s holds two client certificates (keys tls.crt, tls.key and pkcs12): keep one of them", secret)
+	case password:
+		for key, dst := range map[string]*string{KeyUsername: &t.Username, KeyPassword: &t.Password} {
+			if !has(key) {
+				return fmt.Errorf("%s has no key %q (a password logon needs username and password)", secret, key)
+			}
+			*dst = strings.TrimSpace(string(data[key]))
+		}
+		return nil
+	case pem:
+		for _, key := range []string{KeyTLSCert, KeyTLSKey} {
+			if !has(key) {
+				return fmt.Errorf("%s has no key %q (a certificate logon needs tls.crt and tls.key)", secret, key)
+			}
+		}
+		c, err := ParseClientCertPEM(data[KeyTLSCert], data[KeyTLSKey])
+		if err != nil {
+			return fmt.Errorf("keys tls.crt and tls.key of %s: %w", secret, err)
+		}
+		t.ClientCert = c
+	case p12:
+		c, err := ParseClientCertPKCS12(data[KeyPKCS12], string(data[KeyPKCS12Password]))
+		if err != nil {
+			return fmt.Errorf("keys pkcs12 and pkcs12Password of %s: %w", secret, err)
+		}
+		t.ClientCert = c
+	default:
+		return fmt.Errorf("%s holds no credentials: it needs username and password, or a client certificate (tls.crt and tls.key, or pkcs12 and pkcs12Password)", secret)
+	}
+	if err := t.ClientCert.CheckValidity(now); err != nil {
+		return fmt.Errorf("%s: %w; put a valid one in the Secret (it is used at the next call)", secret, err)
+	}
+	return nil
+}
+
+func certKeys(pem, p12 bool) string {
+	if pem && !p12 {
+		return "tls.crt, tls.key"
+	}
+	if p12 && !pem {
+		return "pkcs12"
+	}
+	return "tls.crt, tls.key, pkcs12"
 }
 
 func getError(what string, err error) error {

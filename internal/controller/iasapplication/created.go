@@ -11,8 +11,8 @@ import (
 
 // createdTTL is how long what a Create learned stands in for IAS until an
 // Observe is recorded: long enough for the Observe that follows every Create
-// even behind a bring-up of 1,000 runtimes (at 30 s most of those came too late
-// and cost a listing of the app's secrets each), and no longer than a poll.
+// even behind a large bring-up (one that came too late cost a listing of the
+// app's secrets), and no longer than a poll.
 const createdTTL = 5 * time.Minute
 
 // created remembers, per resource, what its Create just made, so that the

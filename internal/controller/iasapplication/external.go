@@ -73,6 +73,9 @@ type connector struct {
 	// it was told of, so that it gets one event per rejection, not one per
 	// resource.
 	rejections sync.Map
+	// certWarnings remembers the expiry warnings told, one a day per
+	// ProviderConfig and certificate.
+	certWarnings sync.Map
 }
 
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (managed.TypedExternalClient[*v1alpha1.IASApplication], error) {
@@ -90,6 +93,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 	if at, ok := c.pool.Rejected(cfg.Tenant); ok {
 		c.reportRejected(cfg, at)
 	}
+	c.reportCertificate(cfg, time.Now())
 	return &external{shared: c.shared, ias: cl, globalAccount: cfg.GlobalAccount, now: time.Now}, nil
 }
 

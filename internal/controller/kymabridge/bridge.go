@@ -45,9 +45,9 @@ const fieldOwner = "provider-eventing-auth/kyma-bridge"
 // XRPollInterval is how often Crossplane core re-runs each EventingAuth's
 // composition when nothing changed (annotation crossplane.io/poll-interval).
 // Core watches the composed resources (realtime compositions), so its poll is
-// only a safety net; at core's default of 1m, 1,000 EventingAuths kept its
-// workers busy and a new Kyma CR waited 30 s behind the polls
-// (docs/performance.md). The provider polls the managed resources themselves.
+// only a safety net; at core's default of a minute, polls of many EventingAuths
+// kept its workers from new ones (docs/performance.md). The provider polls the
+// managed resources themselves.
 const XRPollInterval = time.Hour
 
 // bridgeOptions are what the bridge takes of the provider's options.
@@ -86,11 +86,13 @@ func Setup(mgr ctrl.Manager, ro reconciler.Options) error {
 	kyma := &metav1.PartialObjectMetadata{}
 	kyma.SetGroupVersionKind(KymaGroupVersionKind)
 	r := &bridge{kube: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("kyma-bridge"), log: o.Logger, o: o}
+	// The resyncs go last: a new Kyma CR never waits behind the re-applies of
+	// all the others, which fall due together after a bulk creation.
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kyma-bridge").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(o.MaxConcurrentReconciles, 1)}).
 		For(kyma).
-		Complete(r)
+		Complete(reconciler.PollsLast(r, ro.Polls))
 }
 
 type bridge struct {
