@@ -23,11 +23,7 @@ var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPL
 // returns its write requests so far by "resource verb" (subresources apart:
 // "eventingauths/status PUT"), to tell which component's writes bind.
 func apiWrites(ctx context.Context, kubeconfig string) (map[string]float64, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := clientsetFor(kubeconfig)
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +52,15 @@ func apiWrites(ctx context.Context, kubeconfig string) (map[string]float64, erro
 		out[r+" "+l["verb"]] += m.GetCounter().GetValue()
 	}
 	return out, nil
+}
+
+// clientsetFor is a client-go clientset of the API server a kubeconfig names.
+func clientsetFor(kubeconfig string) (*kubernetes.Clientset, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
 }
 
 // printWritesPerRuntime prints the write requests per runtime between two

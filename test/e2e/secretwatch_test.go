@@ -9,9 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // secretWatch knows which runtimes hold their eventing-webhook-auth Secret
@@ -24,11 +22,7 @@ type secretWatch struct {
 }
 
 func watchRuntimeSecrets(ctx context.Context, kubeconfig string) (*secretWatch, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := clientsetFor(kubeconfig)
 	if err != nil {
 		return nil, err
 	}

@@ -100,6 +100,22 @@ func logons(sim *iassim.Running) map[string]int {
 	return out
 }
 
+// firstUse waits for the first call that logged on with c and returns when it came.
+func firstUse(t *testing.T, sim *iassim.Running, c *testcerts.Client) time.Time {
+	t.Helper()
+	var at time.Time
+	NewWithT(t).Eventually(func() bool {
+		for _, r := range sim.Requests() {
+			if r.Auth == "certificate "+c.Cert.SerialNumber.String() {
+				at = r.Time
+				return true
+			}
+		}
+		return false
+	}, timeout, 200*time.Millisecond).Should(BeTrue(), "certificate %s was never used", c.Cert.SerialNumber)
+	return at
+}
+
 // testCertificateLogin: with a PEM client certificate in the credentials
 // Secret, apps and secrets are made over mutual TLS with no password; a PKCS#12
 // bundle works alike.
@@ -153,16 +169,7 @@ func testCertificateRotated(t *testing.T) {
 	renewed := ct.issue(t, ct.ca, systemAdmin, 180*24*time.Hour)
 	ct.sim.ResetStats()
 	ct.useCertificate(t, renewed)
-	var switched time.Time
-	g.Eventually(func() bool {
-		for _, r := range ct.sim.Requests() {
-			if r.Auth == "certificate "+renewed.Cert.SerialNumber.String() {
-				switched = r.Time
-				return true
-			}
-		}
-		return false
-	}, timeout, 200*time.Millisecond).Should(BeTrue(), "the renewed certificate was never used")
+	switched := firstUse(t, ct.sim, renewed)
 	// Some polls later: all Ready, nothing refused, the old one unused.
 	g.Consistently(func(g Gomega) {
 		for _, a := range apps {
@@ -252,16 +259,7 @@ func testPasswordToCertificate(t *testing.T) {
 	c := ct.issue(t, ct.ca, systemAdmin, 90*24*time.Hour)
 	ct.sim.ResetStats()
 	ct.useCertificate(t, c)
-	var switched time.Time
-	g.Eventually(func() bool {
-		for _, r := range ct.sim.Requests() {
-			if r.Auth == "certificate "+c.Cert.SerialNumber.String() {
-				switched = r.Time
-				return true
-			}
-		}
-		return false
-	}, timeout, 200*time.Millisecond).Should(BeTrue(), "the certificate was never used")
+	switched := firstUse(t, ct.sim, c)
 	time.Sleep(3 * poll)
 	for _, r := range ct.sim.Requests() {
 		g.Expect(r.Status).NotTo(Equal(401), "a call failed to log on")
