@@ -29,7 +29,7 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
 )
 
@@ -95,7 +95,7 @@ func demo() error {
 		return err
 	}
 	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+	xr.SetGroupVersionKind(kinds.EventingAuth)
 	key := client.ObjectKey{Namespace: localstack.KCPNamespace, Name: runtimeID}
 	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		if err := s.Kube.Get(ctx, key, xr); err != nil {

@@ -14,7 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
 )
 
@@ -48,7 +48,7 @@ metadata:
   namespace: %s
   labels: {%s: ga-local}
 spec: {channel: regular}
-`, kymabridge.KymaGroupVersionKind.GroupVersion(), runtimeID, localstack.KCPNamespace, kymabridge.LabelGlobalAccount), 0o644); err != nil {
+`, kinds.Kyma.GroupVersion(), runtimeID, localstack.KCPNamespace, kinds.LabelGlobalAccount), 0o644); err != nil {
 		return err
 	}
 	// The IAS credentials as they are now, to put back after breaking them;

@@ -20,7 +20,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 )
 
 const (
@@ -161,7 +161,7 @@ func managementCluster(t *testing.T, objs ...client.Object) client.Client {
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)
 	kyma := &unstructured.Unstructured{}
-	kyma.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
+	kyma.SetGroupVersionKind(kinds.Kyma)
 	kyma.SetNamespace(ns)
 	kyma.SetName(id)
 	old := &unstructured.Unstructured{}
@@ -176,7 +176,7 @@ func managementCluster(t *testing.T, objs ...client.Object) client.Client {
 
 func composite() *unstructured.Unstructured {
 	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+	xr.SetGroupVersionKind(kinds.EventingAuth)
 	xr.SetNamespace(ns)
 	xr.SetName(id)
 	return xr

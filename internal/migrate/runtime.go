@@ -21,8 +21,8 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 )
 
 // Where the old operator and the provider keep a runtime's credentials.
@@ -58,7 +58,7 @@ func inspect(ctx context.Context, o Options, old *unstructured.Unstructured) (*s
 		return nil, "eventing-auth-manager's EventingAuth is being deleted", nil
 	}
 	s.kyma = &metav1.PartialObjectMetadata{}
-	s.kyma.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
+	s.kyma.SetGroupVersionKind(kinds.Kyma)
 	if err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.id}, s.kyma); err != nil {
 		if kerrors.IsNotFound(err) {
 			return nil, fmt.Sprintf("there is no Kyma CR %s/%s, so the provider would keep no EventingAuth for it", o.Namespace, s.id), nil
@@ -86,7 +86,7 @@ func inspect(ctx context.Context, o Options, old *unstructured.Unstructured) (*s
 // readProviderObjects finds what the provider or an earlier run made.
 func (s *state) readProviderObjects(ctx context.Context, o Options) (string, error) {
 	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+	xr.SetGroupVersionKind(kinds.EventingAuth)
 	switch err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.id}, xr); {
 	case err == nil:
 		if xr.GetAnnotations()[AnnotationSecretDescription] != OperatorSecretDescription {
@@ -252,7 +252,7 @@ func (s *state) prepare(ctx context.Context, o Options) error {
 // applyComposite applies the EventingAuth as the kyma bridge would, with the
 // migration's annotations; withApp names the app to take over.
 func (s *state) applyComposite(ctx context.Context, o Options, withApp bool) error {
-	xr := kymabridge.Desired(s.kyma)
+	xr := kinds.DesiredEventingAuth(s.kyma)
 	ann := map[string]string{AnnotationSecretDescription: OperatorSecretDescription}
 	if withApp {
 		ann[AnnotationApplicationID] = s.app.ID

@@ -28,8 +28,8 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
 )
 
@@ -144,10 +144,10 @@ func (c *composed) runtime(ctx context.Context, id string) error {
 // kyma creates runtime id's Kyma CR, as the lifecycle manager would.
 func (c *composed) kyma(ctx context.Context, id string) error {
 	k := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"channel": "regular"}}}
-	k.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
+	k.SetGroupVersionKind(kinds.Kyma)
 	k.SetNamespace(localstack.KCPNamespace)
 	k.SetName(id)
-	k.SetLabels(map[string]string{kymabridge.LabelGlobalAccount: "ga-bench"})
+	k.SetLabels(map[string]string{kinds.LabelGlobalAccount: "ga-bench"})
 	return c.mgmt.Create(ctx, k)
 }
 
@@ -302,7 +302,7 @@ func (c *composed) newWhileReady(ctx context.Context, n int) {
 	}{
 		{"eventingauth", func(ctx context.Context, id string) bool {
 			xr := &unstructured.Unstructured{}
-			xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+			xr.SetGroupVersionKind(kinds.EventingAuth)
 			return exists(ctx, id, xr)
 		}},
 		{"managed_resources", func(ctx context.Context, id string) bool {
@@ -340,7 +340,7 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 	calls0, start := c.iasCalls(), time.Now()
 	c.each(ctx, ids, func(ctx context.Context, id string) error {
 		k := &unstructured.Unstructured{}
-		k.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
+		k.SetGroupVersionKind(kinds.Kyma)
 		k.SetNamespace(localstack.KCPNamespace)
 		k.SetName(id)
 		return client.IgnoreNotFound(c.mgmt.Delete(ctx, k))
@@ -363,7 +363,7 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 		done func(context.Context, string) bool
 	}{
 		{"xr", func(ctx context.Context, id string) bool {
-			return gone(ctx, id, kind(kymabridge.EventingAuthGroupVersionKind))
+			return gone(ctx, id, kind(kinds.EventingAuth))
 		}},
 		{"runtime_secret", func(ctx context.Context, id string) bool { return !c.hasSecret(ctx, id) }},
 		{"runtimesecret_mr", func(ctx context.Context, id string) bool {

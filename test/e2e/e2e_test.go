@@ -20,7 +20,7 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
 )
 
@@ -43,7 +43,7 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 
 	// Kyma CR -> a Ready EventingAuth -> an app in IAS and the Secret on the runtime.
 	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+	xr.SetGroupVersionKind(kinds.EventingAuth)
 	key := client.ObjectKey{Namespace: localstack.KCPNamespace, Name: runtimeID}
 	g.Eventually(func(g Gomega) {
 		g.Expect(s.Kube.Get(ctx, key, xr)).To(Succeed())

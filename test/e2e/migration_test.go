@@ -25,8 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
 	"github.com/kyma-project/provider-eventing-auth/internal/migrate"
 )
@@ -194,7 +194,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 	// The normal lifecycle: a migrated runtime's Kyma CR deleted takes its
 	// Secret and its app with it.
 	gone := runtimes[20]
-	g.Expect(s.Kube.Delete(ctx, named(kymabridge.KymaGroupVersionKind, gone.id))).To(Succeed())
+	g.Expect(s.Kube.Delete(ctx, named(kinds.Kyma, gone.id))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		err := s.RuntimeKube.Get(ctx, client.ObjectKey{Namespace: gone.id, Name: "eventing-webhook-auth"}, &corev1.Secret{})
 		g.Expect(kerrors.IsNotFound(err)).To(BeTrue(), "the Secret is still on the runtime: %v", err)
@@ -254,7 +254,7 @@ func seedOldRuntime(ctx context.Context, s *localstack.Stack, proxy *runtimeProx
 	}
 	old := oldEventingAuth(r.id)
 	old.SetFinalizers([]string{migrate.OperatorFinalizer})
-	old.SetOwnerReferences([]metav1.OwnerReference{*metav1.NewControllerRef(kyma, kymabridge.KymaGroupVersionKind)})
+	old.SetOwnerReferences([]metav1.OwnerReference{*metav1.NewControllerRef(kyma, kinds.Kyma)})
 	if err := s.Kube.Create(ctx, old); err != nil {
 		return err
 	}
@@ -271,7 +271,7 @@ func oldEventingAuth(id string) *unstructured.Unstructured {
 }
 
 func composite(id string) *unstructured.Unstructured {
-	return named(kymabridge.EventingAuthGroupVersionKind, id)
+	return named(kinds.EventingAuth, id)
 }
 
 // named is the object of that kind named id in kcp-system.

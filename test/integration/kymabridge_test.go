@@ -15,16 +15,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 )
 
 // newKyma is a Kyma CR as the lifecycle manager makes it: named by the runtime ID.
 func newKyma(ns, runtimeID, globalAccount string) *unstructured.Unstructured {
 	k := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"channel": "regular"}}}
-	k.SetGroupVersionKind(kymabridge.KymaGroupVersionKind)
+	k.SetGroupVersionKind(kinds.Kyma)
 	k.SetNamespace(ns)
 	k.SetName(runtimeID)
-	k.SetLabels(map[string]string{kymabridge.LabelGlobalAccount: globalAccount})
+	k.SetLabels(map[string]string{kinds.LabelGlobalAccount: globalAccount})
 	return k
 }
 
@@ -92,7 +92,7 @@ func testKymaBridge(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 
 	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(kymabridge.EventingAuthGroupVersionKind)
+	xr.SetGroupVersionKind(kinds.EventingAuth)
 	key := client.ObjectKeyFromObject(kyma)
 	g.Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, key, xr)).To(Succeed())
@@ -105,7 +105,7 @@ func testKymaBridge(t *testing.T) {
 
 	// The global account label changes: so does the XR.
 	g.Expect(k8s.Get(ctx, key, kyma)).To(Succeed())
-	kyma.SetLabels(map[string]string{kymabridge.LabelGlobalAccount: "ga-2"})
+	kyma.SetLabels(map[string]string{kinds.LabelGlobalAccount: "ga-2"})
 	g.Expect(k8s.Update(ctx, kyma)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, key, xr)).To(Succeed())

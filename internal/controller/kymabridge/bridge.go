@@ -10,29 +10,18 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	xpmeta "github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 )
-
-// The kinds the bridge connects and the label it reads.
-var (
-	KymaGroupVersionKind         = schema.GroupVersionKind{Group: "operator.kyma-project.io", Version: "v1beta2", Kind: "Kyma"}
-	EventingAuthGroupVersionKind = schema.GroupVersionKind{Group: "composite.eventingauth.kyma-project.io", Version: "v1alpha1", Kind: "EventingAuth"}
-)
-
-// LabelGlobalAccount on a Kyma CR names its global account.
-const LabelGlobalAccount = "kyma-project.io/global-account-id"
 
 // Event reasons on the Kyma CR.
 const (
@@ -41,14 +30,6 @@ const (
 )
 
 const fieldOwner = "provider-eventing-auth/kyma-bridge"
-
-// XRPollInterval is how often Crossplane core re-runs each EventingAuth's
-// composition when nothing changed (annotation crossplane.io/poll-interval).
-// Core watches the composed resources (realtime compositions), so its poll is
-// only a safety net; at core's default of a minute, polls of many EventingAuths
-// kept its workers from new ones (docs/performance.md). The provider polls the
-// managed resources themselves.
-const XRPollInterval = time.Hour
 
 // bridgeOptions are what the bridge takes of the provider's options.
 type bridgeOptions struct {
@@ -68,7 +49,7 @@ func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
 	if !o.KymaBridge {
 		return nil
 	}
-	o.Gated(mgr.GetRESTMapper(), "kyma bridge", func() error { return Setup(mgr, o) }, KymaGroupVersionKind)
+	o.Gated(mgr.GetRESTMapper(), "kyma bridge", func() error { return Setup(mgr, o) }, kinds.Kyma)
 	return nil
 }
 
@@ -84,7 +65,7 @@ func Setup(mgr ctrl.Manager, ro reconciler.Options) error {
 		o.Retry = 30 * time.Second
 	}
 	kyma := &metav1.PartialObjectMetadata{}
-	kyma.SetGroupVersionKind(KymaGroupVersionKind)
+	kyma.SetGroupVersionKind(kinds.Kyma)
 	r := &bridge{kube: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("kyma-bridge"), log: o.Logger, o: o}
 	// The resyncs go last: a new Kyma CR never waits behind the re-applies of
 	// all the others, which fall due together after a bulk creation.
@@ -104,7 +85,7 @@ type bridge struct {
 
 func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	kyma := &metav1.PartialObjectMetadata{}
-	kyma.SetGroupVersionKind(KymaGroupVersionKind)
+	kyma.SetGroupVersionKind(kinds.Kyma)
 	if err := r.kube.Get(ctx, req.NamespacedName, kyma); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -112,12 +93,12 @@ func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 		// Garbage collection deletes the EventingAuth it controls.
 		return ctrl.Result{}, nil
 	}
-	err := r.kube.Apply(ctx, client.ApplyConfigurationFromUnstructured(Desired(kyma)), client.FieldOwner(fieldOwner), client.ForceOwnership)
+	err := r.kube.Apply(ctx, client.ApplyConfigurationFromUnstructured(kinds.DesiredEventingAuth(kyma)), client.FieldOwner(fieldOwner), client.ForceOwnership)
 	switch {
 	case meta.IsNoMatchError(err) || kerrors.IsNotFound(err) && isMissingKind(err):
 		r.recorder.Event(kyma, corev1.EventTypeWarning, reasonDefinitionMissing,
 			fmt.Sprintf("Cannot create EventingAuth %s/%s: the kind %s is not installed; install the configuration-eventing-auth package (its XRD). Retrying every %s.",
-				kyma.GetNamespace(), kyma.GetName(), EventingAuthGroupVersionKind.GroupKind(), r.o.Retry))
+				kyma.GetNamespace(), kyma.GetName(), kinds.EventingAuth.GroupKind(), r.o.Retry))
 		return ctrl.Result{RequeueAfter: r.o.Retry}, nil
 	case err != nil:
 		r.recorder.Event(kyma, corev1.EventTypeWarning, reasonCannotApply, fmt.Sprintf("Cannot create or update EventingAuth %s/%s: %v", kyma.GetNamespace(), kyma.GetName(), err))
@@ -135,25 +116,4 @@ func isMissingKind(err error) bool {
 	}
 	d := s.Status().Details
 	return d == nil || d.Name == ""
-}
-
-// Desired is the EventingAuth for a Kyma CR, as the bridge applies it.
-func Desired(kyma client.Object) *unstructured.Unstructured {
-	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(EventingAuthGroupVersionKind)
-	xr.SetName(kyma.GetName())
-	xr.SetNamespace(kyma.GetNamespace())
-	xr.SetAnnotations(map[string]string{xpmeta.AnnotationKeyPollInterval: XRPollInterval.String()})
-	ref := metav1.NewControllerRef(kyma, KymaGroupVersionKind)
-	// Not blocking the Kyma's deletion: that would need update on kymas/finalizers
-	// where OwnerReferencesPermissionEnforcement is on, and the garbage collector
-	// deletes the EventingAuth after its Kyma either way.
-	ref.BlockOwnerDeletion = nil
-	xr.SetOwnerReferences([]metav1.OwnerReference{*ref})
-	spec := map[string]any{"runtimeId": kyma.GetName()}
-	if ga := kyma.GetLabels()[LabelGlobalAccount]; ga != "" {
-		spec["globalAccount"] = ga
-	}
-	xr.Object["spec"] = spec
-	return xr
 }

@@ -1,4 +1,4 @@
-package kymabridge
+package kinds
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-func TestDesired(t *testing.T) {
+func TestDesiredEventingAuth(t *testing.T) {
 	cases := map[string]struct {
 		labels map[string]string
 		spec   map[string]any
@@ -20,8 +20,8 @@ func TestDesired(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			kyma := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "rt-1", Namespace: "kcp-system", UID: types.UID("u-1"), Labels: tc.labels}}
-			xr := Desired(kyma)
-			if xr.GroupVersionKind() != EventingAuthGroupVersionKind || xr.GetName() != "rt-1" || xr.GetNamespace() != "kcp-system" {
+			xr := DesiredEventingAuth(kyma)
+			if xr.GroupVersionKind() != EventingAuth || xr.GetName() != "rt-1" || xr.GetNamespace() != "kcp-system" {
 				t.Errorf("wrong identity: %s %s/%s", xr.GroupVersionKind(), xr.GetNamespace(), xr.GetName())
 			}
 			if diff := cmp.Diff(tc.spec, xr.Object["spec"]); diff != "" {

@@ -1,0 +1,53 @@
+// Package kinds holds what the kyma bridge, the migration from
+// eventing-auth-manager and the local stack share of the kinds they connect:
+// the Kyma CR, the EventingAuth composite resource, and the EventingAuth a Kyma
+// CR should have.
+package kinds
+
+import (
+	"time"
+
+	xpmeta "github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// The kinds the kyma bridge connects.
+var (
+	Kyma         = schema.GroupVersionKind{Group: "operator.kyma-project.io", Version: "v1beta2", Kind: "Kyma"}
+	EventingAuth = schema.GroupVersionKind{Group: "composite.eventingauth.kyma-project.io", Version: "v1alpha1", Kind: "EventingAuth"}
+)
+
+// LabelGlobalAccount on a Kyma CR names its global account.
+const LabelGlobalAccount = "kyma-project.io/global-account-id"
+
+// XRPollInterval is how often Crossplane core re-runs each EventingAuth's
+// composition when nothing changed (annotation crossplane.io/poll-interval).
+// Core watches the composed resources (realtime compositions), so its poll is
+// only a safety net; at core's default of a minute, polls of many EventingAuths
+// kept its workers from new ones (docs/performance.md). The provider polls the
+// managed resources themselves.
+const XRPollInterval = time.Hour
+
+// DesiredEventingAuth is the EventingAuth for a Kyma CR, as the bridge applies it.
+func DesiredEventingAuth(kyma client.Object) *unstructured.Unstructured {
+	xr := &unstructured.Unstructured{}
+	xr.SetGroupVersionKind(EventingAuth)
+	xr.SetName(kyma.GetName())
+	xr.SetNamespace(kyma.GetNamespace())
+	xr.SetAnnotations(map[string]string{xpmeta.AnnotationKeyPollInterval: XRPollInterval.String()})
+	ref := metav1.NewControllerRef(kyma, Kyma)
+	// Not blocking the Kyma's deletion: that would need update on kymas/finalizers
+	// where OwnerReferencesPermissionEnforcement is on, and the garbage collector
+	// deletes the EventingAuth after its Kyma either way.
+	ref.BlockOwnerDeletion = nil
+	xr.SetOwnerReferences([]metav1.OwnerReference{*ref})
+	spec := map[string]any{"runtimeId": kyma.GetName()}
+	if ga := kyma.GetLabels()[LabelGlobalAccount]; ga != "" {
+		spec["globalAccount"] = ga
+	}
+	xr.Object["spec"] = spec
+	return xr
+}
