@@ -35,6 +35,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
@@ -144,18 +145,18 @@ func main() {
 			Breakers: ias.NewBreakers(*iasRejected, bm)}),
 		Runtimes: runtime.NewClients(runtime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, ConnectTimeout: *runtimeConnect,
 			Metrics: runtime.NewMetrics(metrics.Registry), Breakers: runtime.NewBreakers(bm)}),
-		SecretMetrics:              secretmetrics.New(metrics.Registry),
-		RuntimeUnreachableDeletion: *runtimeDeletion,
-		PollJitter:                 *pollJitter,
-		Polls:                      reconciler.NewPollBudget(*pollRate),
-		IASListSettle:              *iasListSettle,
-		IASSecretCheck:             *iasSecretCheck,
-		IASInventoryAge:            *iasInventoryAge,
-		ManagementPolicies:         *mgmtPolicies,
-		KymaBridge:                 *kymaBridge,
-		SetupFailed:                func(err error) { exitOn(err, "controller setup failed") },
+		PollJitter:         *pollJitter,
+		Polls:              reconciler.NewPollBudget(*pollRate),
+		ManagementPolicies: *mgmtPolicies,
+		SetupFailed:        func(err error) { exitOn(err, "controller setup failed") },
 	}
-	exitOn(eacontroller.SetupGated(mgr, o), "cannot set up controllers")
+	configs := eacontroller.Configs{
+		IASApplication: iasapplication.Config{ListSettle: *iasListSettle, InventoryAge: *iasInventoryAge, SecretCheck: *iasSecretCheck,
+			SecretMetrics: secretmetrics.New(metrics.Registry)}.Defaulted(*pollInterval),
+		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: *runtimeDeletion}.Defaulted(),
+		KymaBridge:    kymabridge.Config{Enabled: *kymaBridge}.Defaulted(*pollInterval, *maxReconcileRate),
+	}
+	exitOn(eacontroller.SetupGated(mgr, o.Defaulted(), configs), "cannot set up controllers")
 	log.Info("Starting provider", "version", version, "poll", pollInterval.String(), "pollRate", *pollRate, "maxReconcileRate", *maxReconcileRate)
 	exitOn(mgr.Start(ctrl.SetupSignalHandler()), "cannot start controller manager")
 }

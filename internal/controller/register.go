@@ -14,19 +14,27 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 )
 
+// Configs are the settings of each controller beyond what all share,
+// defaulted once by the caller (each Config's Defaulted).
+type Configs struct {
+	IASApplication iasapplication.Config
+	RuntimeSecret  runtimesecret.Config
+	KymaBridge     kymabridge.Config
+}
+
 // SetupGated adds every controller of the provider. Each starts once the CRDs
 // of the kinds it reads are established (safe-start): a managed resource
 // definition that is not active, or a cluster without the Kyma CRD, starts
 // nothing and breaks nothing.
-func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
+func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Configs) error {
 	o.Gate = new(gate.Gate[schema.GroupVersionKind])
-	for _, setup := range []func(ctrl.Manager, reconciler.Options) error{
-		config.SetupGated,
-		iasapplication.SetupGated,
-		runtimesecret.SetupGated,
-		kymabridge.SetupGated,
+	for _, setup := range []func() error{
+		func() error { return config.SetupGated(mgr, o) },
+		func() error { return iasapplication.SetupGated(mgr, o, c.IASApplication) },
+		func() error { return runtimesecret.SetupGated(mgr, o, c.RuntimeSecret) },
+		func() error { return kymabridge.SetupGated(mgr, o, c.KymaBridge) },
 	} {
-		if err := setup(mgr, o); err != nil {
+		if err := setup(); err != nil {
 			return err
 		}
 	}

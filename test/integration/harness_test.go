@@ -43,7 +43,10 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
@@ -192,17 +195,17 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 		Runtimes: runtimes,
 		IAS: ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
 			Metrics: ias.NewMetrics(metrics), Breakers: ias.NewBreakers(0, breakerMetrics)}),
-		SecretMetrics:              secretmetrics.New(metrics),
-		PollJitter:                 500 * time.Millisecond,
-		Polls:                      reconciler.NewPollBudget(200),
-		IASListSettle:              listSettle,
-		IASSecretCheck:             secretCheck,
-		RuntimeUnreachableDeletion: unreachableDeletion,
-		ManagementPolicies:         true,
-		KymaBridge:                 true,
-		SetupFailed:                func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
+		PollJitter:         500 * time.Millisecond,
+		Polls:              reconciler.NewPollBudget(200),
+		ManagementPolicies: true,
+		SetupFailed:        func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
 	}
-	if err := eacontroller.SetupGated(mgr, o); err != nil {
+	configs := eacontroller.Configs{
+		IASApplication: iasapplication.Config{ListSettle: listSettle, SecretCheck: secretCheck, SecretMetrics: secretmetrics.New(metrics)}.Defaulted(poll),
+		RuntimeSecret:  runtimesecret.Config{UnreachableDeletion: unreachableDeletion}.Defaulted(),
+		KymaBridge:     kymabridge.Config{Enabled: true}.Defaulted(poll, 20),
+	}
+	if err := eacontroller.SetupGated(mgr, o.Defaulted(), configs); err != nil {
 		fmt.Fprintln(os.Stderr, "cannot set up controllers:", err)
 		return 1
 	}

@@ -22,7 +22,7 @@ import (
 // Tenant says how to reach one IAS tenant. It holds credentials: never log it.
 type Tenant struct {
 	// URL is https://<tenant>.accounts.ondemand.com (http only to loopback).
-	URL      string
+	URL string
 	// Username and Password of a technical user, or ClientCert of a system
 	// administrator: one of the two.
 	Username   string

@@ -31,28 +31,15 @@ const DefaultInventoryAge = 30 * time.Second
 
 // SetupGated adds the IASApplication controller once its CRD and the
 // ProviderConfigUsage CRD are established.
-func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
-	o.Gated(mgr.GetRESTMapper(), "IASApplication", func() error { return Setup(mgr, o) },
+func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Config) error {
+	o.Gated(mgr.GetRESTMapper(), "IASApplication", func() error { return Setup(mgr, o, c) },
 		v1alpha1.IASApplicationGroupVersionKind, apisv1alpha1.ProviderConfigUsageGroupVersionKind)
 	return nil
 }
 
 // Setup adds a controller that reconciles IASApplication resources.
-func Setup(mgr ctrl.Manager, o reconciler.Options) error {
+func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	name := managed.ControllerName(v1alpha1.IASApplicationGroupKind)
-	listSettle := o.IASListSettle
-	if listSettle == 0 {
-		listSettle = DefaultListSettle
-	}
-	inventoryAge := o.IASInventoryAge
-	if inventoryAge == 0 {
-		inventoryAge = DefaultInventoryAge
-	}
-	inventoryAge = min(inventoryAge, o.PollInterval)
-	secretCheck := o.IASSecretCheck
-	if secretCheck == 0 {
-		secretCheck = DefaultSecretCheck
-	}
 	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
 	opts := append(reconciler.CommonOptions(o, name, recorder),
 		managed.WithTypedExternalConnector[*v1alpha1.IASApplication](&connector{
@@ -63,11 +50,11 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 				publisher:  managed.NewAPILocalSecretPublisher(mgr.GetClient(), mgr.GetScheme()),
 				users:      runtimeSecretUsers{kube: mgr.GetClient()},
 				created:    &created{},
-				listSettle: listSettle,
+				listSettle: c.ListSettle,
 				// One listing of the tenant serves every resource's poll.
-				inventoryAge:  inventoryAge,
-				secretCheck:   secretCheck,
-				secretMetrics: o.SecretMetrics,
+				inventoryAge:  c.InventoryAge,
+				secretCheck:   c.SecretCheck,
+				secretMetrics: c.SecretMetrics,
 			},
 			usage: resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
 			pool:  o.IAS,
@@ -90,8 +77,8 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 	if err := reconciler.RecordStates(mgr, o, &v1alpha1.IASApplicationList{}); err != nil {
 		return err
 	}
-	if o.SecretMetrics != nil {
-		o.SecretMetrics.ReadFrom(published(mgr.GetClient(), time.Now))
+	if c.SecretMetrics != nil {
+		c.SecretMetrics.ReadFrom(published(mgr.GetClient(), time.Now))
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).

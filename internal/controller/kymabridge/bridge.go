@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	corev1 "k8s.io/api/core/v1"
@@ -31,56 +30,36 @@ const (
 
 const fieldOwner = "provider-eventing-auth/kyma-bridge"
 
-// bridgeOptions are what the bridge takes of the provider's options.
-type bridgeOptions struct {
-	Logger logging.Logger
-	// Resync re-applies each EventingAuth this often, so one deleted by hand
-	// comes back; default 5m.
-	Resync time.Duration
-	// Retry is the wait after the EventingAuth definition was found missing;
-	// default 30s.
-	Retry time.Duration
-	// MaxConcurrentReconciles; default 1.
-	MaxConcurrentReconciles int
-}
-
 // SetupGated adds the bridge, when turned on, once the Kyma CRD exists.
-func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
-	if !o.KymaBridge {
+func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Config) error {
+	if !c.Enabled {
 		return nil
 	}
-	o.Gated(mgr.GetRESTMapper(), "kyma bridge", func() error { return Setup(mgr, o) }, kinds.Kyma)
+	o.Gated(mgr.GetRESTMapper(), "kyma bridge", func() error { return Setup(mgr, o, c) }, kinds.Kyma)
 	return nil
 }
 
 // Setup adds the bridge controller. Kyma CRs are watched by metadata only. It
-// re-applies each EventingAuth every poll, and looks for a missing EventingAuth
-// definition again at a tenth of the poll (30s by default).
-func Setup(mgr ctrl.Manager, ro reconciler.Options) error {
-	o := bridgeOptions{Logger: ro.Logger, Resync: ro.PollInterval, Retry: max(ro.PollInterval/10, time.Second), MaxConcurrentReconciles: ro.MaxConcurrentReconciles}
-	if o.Resync == 0 {
-		o.Resync = 5 * time.Minute
-	}
-	if o.Retry == 0 {
-		o.Retry = 30 * time.Second
-	}
+// re-applies each EventingAuth every c.Resync, and looks for a missing
+// EventingAuth definition again after c.Retry.
+func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	kyma := &metav1.PartialObjectMetadata{}
 	kyma.SetGroupVersionKind(kinds.Kyma)
-	r := &bridge{kube: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("kyma-bridge"), log: o.Logger, o: o}
+	r := &bridge{kube: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("kyma-bridge"), log: o.Logger, c: c}
 	// The resyncs go last: a new Kyma CR never waits behind the re-applies of
 	// all the others, which fall due together after a bulk creation.
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kyma-bridge").
-		WithOptions(controller.Options{MaxConcurrentReconciles: max(o.MaxConcurrentReconciles, 1)}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: c.Workers}).
 		For(kyma).
-		Complete(reconciler.PollsLast(r, ro.Polls))
+		Complete(reconciler.PollsLast(r, o.Polls))
 }
 
 type bridge struct {
 	kube     client.Client
 	recorder record.EventRecorder
 	log      logging.Logger
-	o        bridgeOptions
+	c        Config
 }
 
 func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -98,13 +77,13 @@ func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 	case meta.IsNoMatchError(err) || kerrors.IsNotFound(err) && isMissingKind(err):
 		r.recorder.Event(kyma, corev1.EventTypeWarning, reasonDefinitionMissing,
 			fmt.Sprintf("Cannot create EventingAuth %s/%s: the kind %s is not installed; install the configuration-eventing-auth package (its XRD). Retrying every %s.",
-				kyma.GetNamespace(), kyma.GetName(), kinds.EventingAuth.GroupKind(), r.o.Retry))
-		return ctrl.Result{RequeueAfter: r.o.Retry}, nil
+				kyma.GetNamespace(), kyma.GetName(), kinds.EventingAuth.GroupKind(), r.c.Retry))
+		return ctrl.Result{RequeueAfter: r.c.Retry}, nil
 	case err != nil:
 		r.recorder.Event(kyma, corev1.EventTypeWarning, reasonCannotApply, fmt.Sprintf("Cannot create or update EventingAuth %s/%s: %v", kyma.GetNamespace(), kyma.GetName(), err))
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{RequeueAfter: r.o.Resync}, nil
+	return ctrl.Result{RequeueAfter: r.c.Resync}, nil
 }
 
 // isMissingKind tells a 404 for the whole resource type (the API server does not

@@ -17,7 +17,6 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
-	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
 // Options are what every controller of the provider is set up with, declared
@@ -28,44 +27,35 @@ type Options struct {
 	IAS *ias.Pool
 	// Runtimes caches runtime clients for RuntimeSecrets.
 	Runtimes *runtime.Clients
-	// PollJitter spreads polls of many resources; default 10% of the poll interval.
+	// PollJitter spreads polls of many resources (Defaulted: a tenth of the
+	// poll interval).
 	PollJitter time.Duration
 	// Polls bounds the routine polls per second of all managed resources; nil: unbounded.
 	Polls *PollBudget
 	// ManagementPolicies turns on spec.managementPolicies.
 	ManagementPolicies bool
-	// IASListSettle is how long IAS's lists may lag behind a create.
-	IASListSettle time.Duration
-	// IASSecretCheck is how often each app's api secrets are listed at the least.
-	IASSecretCheck time.Duration
-	// IASInventoryAge is how old the listing of a tenant's apps that polls read
-	// may be; never more than the poll interval.
-	IASInventoryAge time.Duration
-	// SecretMetrics exports the published client secrets' state; nil: none.
-	SecretMetrics *secretmetrics.Metrics
-	// RuntimeUnreachableDeletion is how long deleting a RuntimeSecret waits for
-	// a runtime that does not answer before it completes without it.
-	RuntimeUnreachableDeletion time.Duration
-	// KymaBridge turns on the controller that keeps an EventingAuth per Kyma CR.
-	KymaBridge bool
 	// SetupFailed is told when a controller that waited for its CRDs cannot be
 	// set up; default panic.
 	SetupFailed func(error)
 }
 
-// CommonOptions are the managed reconciler options every kind uses: logging,
-// events, the poll with jitter (default 10% of the poll), management policies and
-// metrics.
-func CommonOptions(o Options, name string, recorder event.Recorder) []managed.ReconcilerOption {
-	jitter := o.PollJitter
-	if jitter == 0 {
-		jitter = o.PollInterval / 10
+// Defaulted fills in what is unset: the poll jitter, a tenth of the poll
+// interval. The caller defaults once; every controller reads the result.
+func (o Options) Defaulted() Options {
+	if o.PollJitter <= 0 {
+		o.PollJitter = o.PollInterval / 10
 	}
+	return o
+}
+
+// CommonOptions are the managed reconciler options every kind uses: logging,
+// events, the poll with its jitter, management policies and metrics.
+func CommonOptions(o Options, name string, recorder event.Recorder) []managed.ReconcilerOption {
 	opts := []managed.ReconcilerOption{
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithRecorder(recorder),
 		managed.WithPollInterval(o.PollInterval),
-		managed.WithPollJitterHook(jitter),
+		managed.WithPollJitterHook(o.PollJitter),
 	}
 	if o.ManagementPolicies {
 		opts = append(opts, managed.WithManagementPolicies())

@@ -34,26 +34,22 @@ const (
 
 // SetupGated adds the RuntimeSecret controller once its CRD and the
 // IASApplication CRD, which it watches, are established.
-func SetupGated(mgr ctrl.Manager, o reconciler.Options) error {
-	o.Gated(mgr.GetRESTMapper(), "RuntimeSecret", func() error { return Setup(mgr, o) },
+func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Config) error {
+	o.Gated(mgr.GetRESTMapper(), "RuntimeSecret", func() error { return Setup(mgr, o, c) },
 		v1alpha1.RuntimeSecretGroupVersionKind, iasv1alpha1.IASApplicationGroupVersionKind)
 	return nil
 }
 
 // Setup adds a controller that reconciles RuntimeSecret resources.
-func Setup(mgr ctrl.Manager, o reconciler.Options) error {
+func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	name := managed.ControllerName(v1alpha1.RuntimeSecretGroupKind)
 	recorder := xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))
-	unreachableDeletion := o.RuntimeUnreachableDeletion
-	if unreachableDeletion <= 0 {
-		unreachableDeletion = DefaultUnreachableDeletion
-	}
 	opts := append(reconciler.CommonOptions(o, name, recorder),
 		managed.WithTypedExternalConnector[*v1alpha1.RuntimeSecret](&connector{
 			kube:                mgr.GetClient(),
 			clients:             o.Runtimes,
 			recorder:            recorder,
-			unreachableDeletion: unreachableDeletion,
+			unreachableDeletion: c.UnreachableDeletion,
 		}),
 		// The Secret on the runtime is found by its namespace and name; there is
 		// no external name to record.

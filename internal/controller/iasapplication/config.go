@@ -1,0 +1,38 @@
+package iasapplication
+
+import (
+	"time"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
+)
+
+// Config is what the IASApplication controller is set up with beyond what all
+// controllers share; main defaults it once (Defaulted).
+type Config struct {
+	// ListSettle bounds how long IAS's lists may lag behind a create.
+	ListSettle time.Duration
+	// InventoryAge is how old the tenant listing that polls read may be.
+	InventoryAge time.Duration
+	// SecretCheck is how often each app's api secrets are listed at the least.
+	SecretCheck time.Duration
+	// SecretMetrics exports the published client secrets' state; nil: none.
+	SecretMetrics *secretmetrics.Metrics
+}
+
+// Defaulted fills in what is unset and bounds the inventory's age by the poll
+// interval: a poll never reads a listing older than the poll itself.
+func (c Config) Defaulted(poll time.Duration) Config {
+	if c.ListSettle <= 0 {
+		c.ListSettle = DefaultListSettle
+	}
+	if c.InventoryAge <= 0 {
+		c.InventoryAge = DefaultInventoryAge
+	}
+	if poll > 0 {
+		c.InventoryAge = min(c.InventoryAge, poll)
+	}
+	if c.SecretCheck <= 0 {
+		c.SecretCheck = DefaultSecretCheck
+	}
+	return c
+}

@@ -1,0 +1,19 @@
+package runtimesecret
+
+import "time"
+
+// Config is what the RuntimeSecret controller is set up with beyond what all
+// controllers share; main defaults it once (Defaulted).
+type Config struct {
+	// UnreachableDeletion is how long deleting a RuntimeSecret waits for a
+	// runtime that does not answer before it completes without it.
+	UnreachableDeletion time.Duration
+}
+
+// Defaulted fills in what is unset.
+func (c Config) Defaulted() Config {
+	if c.UnreachableDeletion <= 0 {
+		c.UnreachableDeletion = DefaultUnreachableDeletion
+	}
+	return c
+}
