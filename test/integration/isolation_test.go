@@ -185,7 +185,8 @@ func pointAt(t *testing.T, ns, runtimeID, server string) {
 	t.Helper()
 	g := NewWithT(t)
 	s := &corev1.Secret{}
-	g.Expect(k8s.Get(ctx, clientKey(ns, "kubeconfig-"+runtimeID), s)).To(Succeed())
+	// The cache may not hold a Secret created a moment ago.
+	g.Eventually(func() error { return k8s.Get(ctx, clientKey(ns, "kubeconfig-"+runtimeID), s) }, timeout, 100*time.Millisecond).Should(Succeed())
 	cfg, err := clientcmd.Load(s.Data["config"])
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, c := range cfg.Clusters {
