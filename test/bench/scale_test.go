@@ -15,6 +15,7 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/waitall"
 )
 
 // BenchmarkScale takes the figures of issue 11 in one run, in this order: a
@@ -69,36 +70,11 @@ func nextID(prefix string) string {
 	return fmt.Sprintf("%s-%05d", strings.ReplaceAll(prefix, "_", "-"), seq)
 }
 
-// waitAll polls until done holds for every id, and returns when each first did.
+// waitAll waits until done holds for every id, and returns when each first did.
 func waitAll(ctx context.Context, b *testing.B, ids []string, limit time.Duration, done func(context.Context, string) bool) map[string]time.Time {
-	at := map[string]time.Time{}
-	deadline := time.Now().Add(limit)
-	for len(at) < len(ids) {
-		if time.Now().After(deadline) {
-			b.Fatalf("%d of %d not done after %s; provider log:\n%s", len(ids)-len(at), len(ids), limit, logTail())
-		}
-		var pending []string
-		for _, id := range ids {
-			if _, ok := at[id]; !ok {
-				pending = append(pending, id)
-			}
-		}
-		var mu sync.Mutex
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(16)
-		for _, id := range pending {
-			g.Go(func() error {
-				if done(gctx, id) {
-					mu.Lock()
-					at[id] = time.Now()
-					mu.Unlock()
-				}
-				return nil
-			})
-		}
-		_ = g.Wait()
-		// Few to watch: look often, so the figure is the provider's, not ours.
-		time.Sleep(min(100*time.Millisecond, time.Duration(len(pending))*10*time.Millisecond))
+	at, missing := waitall.Until(ctx, ids, limit, waitall.Often, done)
+	if missing > 0 {
+		b.Fatalf("%d of %d not done after %s; provider log:\n%s", missing, len(ids), limit, logTail())
 	}
 	return at
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
+	"github.com/kyma-project/provider-eventing-auth/internal/waitall"
 )
 
 // tenantQPS is the ProviderConfig's default rateLimit.qps: the IAS bound.
@@ -169,35 +170,11 @@ func (c *composed) hasSecret(_ context.Context, id string) bool {
 	return c.secrets.holds(id)
 }
 
-// waitAll polls until done holds for every id, and returns when each first did.
+// waitAll waits until done holds for every id, and returns when each first did.
 func (c *composed) waitAll(ctx context.Context, ids []string, limit time.Duration, done func(context.Context, string) bool) map[string]time.Time {
-	at := map[string]time.Time{}
-	deadline := time.Now().Add(limit)
-	for len(at) < len(ids) {
-		if time.Now().After(deadline) {
-			c.b.Fatalf("%d of %d not done after %s; provider log:\n%s", len(ids)-len(at), len(ids), limit, c.s.Provider().Tail())
-		}
-		var mu sync.Mutex
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(16)
-		var pending []string
-		for _, id := range ids {
-			if _, ok := at[id]; !ok {
-				pending = append(pending, id)
-			}
-		}
-		for _, id := range pending {
-			g.Go(func() error {
-				if done(gctx, id) {
-					mu.Lock()
-					at[id] = time.Now()
-					mu.Unlock()
-				}
-				return nil
-			})
-		}
-		_ = g.Wait()
-		time.Sleep(100 * time.Millisecond)
+	at, missing := waitall.Until(ctx, ids, limit, waitall.Every(100*time.Millisecond), done)
+	if missing > 0 {
+		c.b.Fatalf("%d of %d not done after %s; provider log:\n%s", missing, len(ids), limit, c.s.Provider().Tail())
 	}
 	return at
 }

@@ -19,7 +19,7 @@ func published(kube client.Reader, now func() time.Time) secretmetrics.Source {
 		if err := kube.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
 			return nil, err
 		}
-		e := &external{now: now}
+		scraped := now()
 		out := make([]secretmetrics.Published, 0, len(l.Items))
 		for i := range l.Items {
 			cr := &l.Items[i]
@@ -32,7 +32,7 @@ func published(kube client.Reader, now func() time.Time) secretmetrics.Source {
 				t := at.SecretValidTo.Time // a copy: the cached object is shared
 				p.ValidTo = &t
 			}
-			p.RotationDue = e.rotationDue(cr, p.ValidTo)
+			p.RotationDue = rotationDue(cr, p.ValidTo, scraped)
 			for _, r := range at.Retiring {
 				// DeleteAfter counts retireAfter from the successor's publication.
 				p.Retiring = append(p.Retiring, secretmetrics.Retiring{

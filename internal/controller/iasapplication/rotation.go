@@ -2,6 +2,7 @@ package iasapplication
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
@@ -38,7 +39,7 @@ func (e *external) rotate(ctx context.Context, cr *v1alpha1.IASApplication, app 
 	case err != nil:
 		msg := fmt.Sprintf("Cannot rotate: %s; the published secret stays valid until then: %v", st.rotate, err)
 		c.Status, c.Reason, c.Message = corev1.ConditionFalse, reasonRotationFailed, msg
-		e.recorder.Event(cr, event.Warning(eventRotationFailed, fmt.Errorf("%s", msg)))
+		e.recorder.Event(cr, event.Warning(eventRotationFailed, errors.New(msg)))
 		e.secretMetrics.Rotated(err)
 	case cd == nil:
 		c.Status, c.Reason, c.Message = corev1.ConditionFalse, reasonRotationWait,

@@ -86,16 +86,17 @@ func (e *external) secrets(cr *v1alpha1.IASApplication, app *ias.Application, al
 			return st
 		}
 	}
-	if e.rotationDue(cr, st.cur.ValidTo) {
+	if rotationDue(cr, st.cur.ValidTo, e.now()) {
 		st.rotate = fmt.Sprintf("client secret %s… expires at %s, within rotateBefore", st.cur.Hint, st.cur.ValidTo.UTC().Format(time.RFC3339))
 	}
 	return st
 }
 
-// rotationDue tells whether a secret valid until validTo is within rotateBefore.
-func (e *external) rotationDue(cr *v1alpha1.IASApplication, validTo *time.Time) bool {
+// rotationDue tells whether a secret valid until validTo is within rotateBefore
+// at now.
+func rotationDue(cr *v1alpha1.IASApplication, validTo *time.Time, now time.Time) bool {
 	rb := cr.Spec.ForProvider.Secret.RotateBefore
-	return rb != nil && validTo != nil && e.now().Add(rb.Duration).After(*validTo)
+	return rb != nil && validTo != nil && now.Add(rb.Duration).After(*validTo)
 }
 
 // apiSecrets returns the app's api secrets: as IAS lists them, or, between
@@ -130,7 +131,7 @@ func (e *external) knownSecrets(cr *v1alpha1.IASApplication, app *ias.Applicatio
 		t := at.SecretValidTo.Time
 		sec.ValidTo = &t
 	}
-	if e.rotationDue(cr, sec.ValidTo) {
+	if rotationDue(cr, sec.ValidTo, e.now()) {
 		// A rotation falls due: decided on what IAS says.
 		return nil, false
 	}
