@@ -18,6 +18,8 @@ generate: ## Regenerate the IAS client, deepcopy, managed method sets and CRDs.
 
 vet:
 	$(GO) vet ./...
+	cd cluster/local && GOWORK=off $(GO) vet -tags e2e ./...
+	cd test/monitoring && GOWORK=off $(GO) vet ./...
 
 envtest-assets: ## Build the local control plane binaries (cached outside the repo).
 	@hack/envtest-assets.sh
@@ -31,6 +33,7 @@ xpkg: ## Build the provider and Configuration packages offline into _output/xpkg
 test: ## Unit tests, integration tests (real kube-apiserver + etcd, the IAS simulator), composition render, validation and package checks, then the alert rules (promtool test rules) and the dashboard's queries (test/monitoring, a module of its own).
 	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && xpkg="$$(hack/xpkg.sh)" && promtool="$$(hack/promtool.sh)" && \
 	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" XPKG_DIR="$$xpkg" $(GO) test ./... -count=1 -timeout 20m && \
+	(cd cluster/local && GOWORK=off $(GO) test ./... -count=1) && \
 	cd test/monitoring && PROMTOOL="$$promtool" GOWORK=off $(GO) test ./... -count=1
 
 bench: ## Benchmarks that print figures (BENCH <key> <value> bound <b> ratio <r>): client cache and comparison costs, the in-process load scenarios, then the provider binary at scale (idle, 200 and 1,000 runtimes at once, deletion, new runtimes while 1,000 poll), then 10,000 Ready runtimes (restart, steady IAS load, drift repair, memory; BENCH_RUNTIMES sets the number), then healthy work beside broken neighbours (a hung tenant, hanging and refusing runtimes, wrong credentials), then Kyma CR to runtime Secret through Crossplane core at 200 and 1,000 runtimes.
@@ -41,22 +44,22 @@ bench: ## Benchmarks that print figures (BENCH <key> <value> bound <b> ratio <r>
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Steady -benchtime 1x -timeout 60m ./test/bench && \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Isolation -benchtime 1x -timeout 30m ./test/bench && \
 	tools="$$(hack/crossplane-tools.sh)" && \
-	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" $(GO) test -tags e2e -run '^$$' -bench Composed -benchtime 1x -timeout 60m ./test/e2e
+	cd cluster/local && KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" GOWORK=off $(GO) test -tags e2e -run '^$$' -bench Composed -benchtime 1x -timeout 60m ./e2e
 
 e2e: ## The whole flow with Crossplane core, functions, the garbage collector, the provider and the IAS simulator as local processes.
 	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && \
-	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" $(GO) test -tags e2e ./test/e2e -count=1 -timeout 15m -v
+	cd cluster/local && KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" GOWORK=off $(GO) test -tags e2e ./e2e -count=1 -timeout 15m -v
 
 reviewable: generate vet test ## What a change must pass before review.
 	@git diff --exit-code -- apis package internal/clients/ias/api || { echo "generated files are stale: commit the output of 'make generate'"; exit 1; }
 
 local-run: ## The whole flow on this machine: a Kyma CR becomes a Ready EventingAuth, an IAS app and the runtime's Secret; deleting it removes them.
 	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && \
-	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" $(GO) run ./cluster/local
+	cd cluster/local && KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" GOWORK=off $(GO) run .
 
 local-up: ## The same stack, left running with a runtime ready for a Kyma CR; prints the kubeconfigs, the metrics URL and commands to try; Ctrl-C stops it.
 	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && \
-	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" $(GO) run ./cluster/local --keep-running
+	cd cluster/local && KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" GOWORK=off $(GO) run . --keep-running
 
 clean:
 	rm -rf bin

@@ -29,8 +29,8 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
-	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
 )
 
 const runtimeID = "54f3e0c2-5a8b-4d77-9f3b-1f6a3c2e9d10"
@@ -57,7 +57,7 @@ func startStack(ctx context.Context, providerArgs ...string) (*localstack.Stack,
 	if err != nil {
 		return nil, "", err
 	}
-	root, err := os.Getwd()
+	root, err := localstack.RepoRoot()
 	if err != nil {
 		return nil, work, err
 	}

@@ -14,8 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
-	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
 )
 
 // up starts the stack with a runtime ready for a Kyma CR, prints what to try

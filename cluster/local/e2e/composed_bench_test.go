@@ -28,9 +28,9 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
-	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
 	"github.com/kyma-project/provider-eventing-auth/internal/waitall"
 )
 

@@ -18,8 +18,8 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
-	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
 )
 
 // TestSafeStartAndUpgrade installs v0.1.0 without the activation policy, shows

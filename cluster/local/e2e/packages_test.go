@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/localstack"
+	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
 )
 
 // Names the package manager gives what cluster/install.yaml pulls in.
@@ -83,7 +82,11 @@ func expectInstalled(g Gomega, ctx context.Context, s *localstack.Stack, version
 // packages' conditions.
 func startStack(t testing.TB, ctx context.Context, o localstack.Options) *localstack.Stack {
 	t.Helper()
-	o.Root, _ = filepath.Abs(filepath.Join("..", ".."))
+	root, err := localstack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Root = root
 	o.Assets, o.Tools, o.Work = os.Getenv("KUBEBUILDER_ASSETS"), os.Getenv("CROSSPLANE_TOOLS"), workDir(t)
 	s, err := localstack.Start(ctx, o)
 	if err != nil {
