@@ -16,7 +16,7 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,7 +26,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
 	"github.com/kyma-project/provider-eventing-auth/internal/migrate"
 )
 
@@ -37,7 +37,7 @@ func main() {
 		operator       = flag.String("operator-deployment", "kcp-system/eventing-auth-manager", "eventing-auth-manager's Deployment (namespace/name); the migration refuses to run while it has replicas. Empty: do not check.")
 		dryRun         = flag.Bool("dry-run", false, "Print what would be done per runtime and change nothing.")
 		wait           = flag.Duration("wait", 0, "How long to wait for the provider to show prepared runtimes Ready and finish them; 0: prepare, report, and leave finishing to a later run.")
-		runtimeTimeout = flag.Duration("runtime-timeout", runtime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
+		runtimeTimeout = flag.Duration("runtime-timeout", kymaruntime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
 	)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -50,7 +50,7 @@ func run(ctx context.Context, namespace, providerConfig, operator string, dryRun
 	if err != nil {
 		return fail("cannot get the management cluster's config: %v", err)
 	}
-	scheme := kruntime.NewScheme()
+	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)
 	kube, err := client.New(cfg, client.Options{Scheme: scheme})
@@ -81,7 +81,7 @@ func run(ctx context.Context, namespace, providerConfig, operator string, dryRun
 	counts := map[migrate.Outcome]int{}
 	results, err := migrate.Run(ctx, migrate.Options{
 		Kube: kube, IAS: iasClient, Namespace: namespace, Operator: op, DryRun: dryRun, Wait: wait,
-		Runtimes: runtime.NewClients(runtime.Options{Timeout: runtimeTimeout}),
+		Runtimes: kymaruntime.NewClients(kymaruntime.Options{Timeout: runtimeTimeout}),
 		Report: func(r migrate.Result) {
 			counts[r.Outcome]++
 			fmt.Fprintf(out, "%s\t%s\t%s\n", r.Runtime, r.Outcome, r.Detail)

@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	runtimedebug "runtime/debug"
+	"runtime/debug"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -18,7 +18,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	"go.uber.org/zap/zapcore"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -32,7 +32,9 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kube"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
@@ -46,7 +48,7 @@ var version = "dev"
 
 func main() {
 	var (
-		debug            = flag.Bool("debug", false, "Run with debug logging.")
+		debugLog         = flag.Bool("debug", false, "Run with debug logging.")
 		leaderElection   = flag.Bool("leader-election", false, "Use leader election for the controller manager.")
 		leaderElectionNS = flag.String("leader-election-namespace", "", "Namespace of the leader election Lease; default the pod's own (needed outside a cluster).")
 		syncInterval     = flag.Duration("sync", time.Hour, "How often all resources are re-listed from the API server cache.")
@@ -63,23 +65,23 @@ func main() {
 		iasSecretCheck   = flag.Duration("ias-secret-check", iasapplication.DefaultSecretCheck, "How often each app's api secrets are listed in IAS at the least; between listings the published one is taken as the status records it.")
 		iasInventoryAge  = flag.Duration("ias-inventory-age", iasapplication.DefaultInventoryAge, "How old the listing of all the tenant's applications that polls read may be (at most --poll): an app deleted or changed in IAS is found within --poll plus this.")
 		iasListSettle    = flag.Duration("ias-list-settle", iasapplication.DefaultListSettle, "After a create of an IAS application got no answer, how long to wait for IAS's lists to show the application before creating it again.")
-		runtimeTimeout   = flag.Duration("runtime-timeout", runtime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
-		runtimeConnect   = flag.Duration("runtime-connect-timeout", runtime.DefaultConnectTimeout, "Timeout of connecting to a Kyma runtime's API server, TLS handshake included.")
+		runtimeTimeout   = flag.Duration("runtime-timeout", kymaruntime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
+		runtimeConnect   = flag.Duration("runtime-connect-timeout", kymaruntime.DefaultConnectTimeout, "Timeout of connecting to a Kyma runtime's API server, TLS handshake included.")
 		runtimeDeletion  = flag.Duration("runtime-unreachable-deletion-timeout", runtimesecret.DefaultUnreachableDeletion, "How long deleting a RuntimeSecret waits for a runtime that does not answer; then it completes with a Warning event naming the Secret that may be left there.")
 		iasRejected      = flag.Duration("ias-rejected-credentials-backoff", breaker.DefaultRejectedDelay, "After IAS rejected a ProviderConfig's credentials (401 or 403), how long until one probe with the same credentials; a change of the credentials Secret is tried at once.")
 		kymaBridge       = flag.Bool("kyma-bridge", true, "Keep one EventingAuth composite resource per Kyma CR.")
-		runtimeClients   = flag.Int("runtime-client-cache-size", runtime.DefaultCacheSize, "The most runtime clients kept at once, one per kubeconfig (least recently used dropped first).")
+		runtimeClients   = flag.Int("runtime-client-cache-size", kymaruntime.DefaultCacheSize, "The most runtime clients kept at once, one per kubeconfig (least recently used dropped first).")
 	)
 	flag.Parse()
 	if os.Getenv("GOGC") == "" {
 		// Most of the heap is the informer cache, which lives as long as the
 		// process: Go's default target of 100% garbage on top of it doubled the
 		// resident memory for little GC work saved (see docs/performance.md, "Memory").
-		runtimedebug.SetGCPercent(50)
+		debug.SetGCPercent(50)
 	}
 
 	level := zapcore.InfoLevel
-	if *debug {
+	if *debugLog {
 		level = zapcore.DebugLevel
 	}
 	zl := zap.New(zap.Level(level))
@@ -89,7 +91,7 @@ func main() {
 	cfg, err := ctrl.GetConfig()
 	exitOn(err, "cannot get API server config")
 
-	scheme := kruntime.NewScheme()
+	scheme := runtime.NewScheme()
 	exitOn(clientgoscheme.AddToScheme(scheme), "cannot add Kubernetes APIs to scheme")
 	exitOn(apis.AddToScheme(scheme), "cannot add provider APIs to scheme")
 	exitOn(apiextensionsv1.AddToScheme(scheme), "cannot add CRDs to scheme")
@@ -105,7 +107,7 @@ func main() {
 			if err != nil {
 				return nil, err
 			}
-			return reconciler.SkipUnchangedStatus(c, o.Cache.Reader), nil
+			return kube.SkipUnchangedStatus(c, o.Cache.Reader), nil
 		},
 		Cache: cache.Options{
 			SyncPeriod: syncInterval,
@@ -141,20 +143,21 @@ func main() {
 			Features:                &feature.Flags{},
 			MetricOptions:           &controller.MetricOptions{PollStateMetricInterval: time.Minute, MRMetrics: mm, MRStateMetrics: sm},
 		},
-		IAS: ias.NewPool(ias.PoolOptions{Timeout: *iasTimeout, Metrics: ias.NewMetrics(metrics.Registry),
-			Breakers: ias.NewBreakers(*iasRejected, bm)}),
-		Runtimes: runtime.NewClients(runtime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, ConnectTimeout: *runtimeConnect,
-			Metrics: runtime.NewMetrics(metrics.Registry), Breakers: runtime.NewBreakers(bm)}),
 		PollJitter:         *pollJitter,
 		Polls:              reconciler.NewPollBudget(*pollRate),
 		ManagementPolicies: *mgmtPolicies,
 		SetupFailed:        func(err error) { exitOn(err, "controller setup failed") },
 	}
+	pool := ias.NewPool(ias.PoolOptions{Timeout: *iasTimeout, Metrics: ias.NewMetrics(metrics.Registry),
+		Breakers: ias.NewBreakers(*iasRejected, bm)})
 	configs := eacontroller.Configs{
-		IASApplication: iasapplication.Config{ListSettle: *iasListSettle, InventoryAge: *iasInventoryAge, SecretCheck: *iasSecretCheck,
+		IASApplication: iasapplication.Config{IAS: pool, Inventories: inventory.New(pool, inventory.NewMetrics(metrics.Registry)),
+			ListSettle: *iasListSettle, InventoryAge: *iasInventoryAge, SecretCheck: *iasSecretCheck,
 			SecretMetrics: secretmetrics.New(metrics.Registry)}.Defaulted(*pollInterval),
-		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: *runtimeDeletion}.Defaulted(),
-		KymaBridge:    kymabridge.Config{Enabled: *kymaBridge}.Defaulted(*pollInterval, *maxReconcileRate),
+		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: *runtimeDeletion,
+			Runtimes: kymaruntime.NewClients(kymaruntime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, ConnectTimeout: *runtimeConnect,
+				Metrics: kymaruntime.NewMetrics(metrics.Registry), Breakers: kymaruntime.NewBreakers(bm)})}.Defaulted(),
+		KymaBridge: kymabridge.Config{Enabled: *kymaBridge}.Defaulted(*pollInterval, *maxReconcileRate),
 	}
 	exitOn(eacontroller.SetupGated(mgr, o.Defaulted(), configs), "cannot set up controllers")
 	log.Info("Starting provider", "version", version, "poll", pollInterval.String(), "pollRate", *pollRate, "maxReconcileRate", *maxReconcileRate)

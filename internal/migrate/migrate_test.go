@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -119,7 +119,7 @@ func TestMigrateOneDecides(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			var rt []kruntime.Object
+			var rt []runtime.Object
 			if tc.onRuntime != nil {
 				rt = append(rt, tc.onRuntime)
 			}
@@ -157,7 +157,7 @@ func TestRunRefusesWhileTheOperatorRuns(t *testing.T) {
 // of runtime-a, and objs.
 func managementCluster(t *testing.T, objs ...client.Object) client.Client {
 	t.Helper()
-	scheme := kruntime.NewScheme()
+	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)
 	kyma := &unstructured.Unstructured{}

@@ -25,7 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -41,7 +41,8 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
@@ -63,8 +64,8 @@ var (
 	metrics        = prometheus.NewRegistry()
 	breakerMetrics = breaker.NewMetrics(metrics)
 	// runtimes is the provider's runtime client cache, small on purpose.
-	runtimes = runtime.NewClients(runtime.Options{Size: runtimeCacheSize, Timeout: 5 * time.Second,
-		Metrics: runtime.NewMetrics(metrics), Breakers: runtime.NewBreakers(breakerMetrics)})
+	runtimes = kymaruntime.NewClients(kymaruntime.Options{Size: runtimeCacheSize, Timeout: 5 * time.Second,
+		Metrics: kymaruntime.NewMetrics(metrics), Breakers: kymaruntime.NewBreakers(breakerMetrics)})
 	// kubeconfigs remembers every kubeconfig handed to the provider, to search for leaks.
 	kubeconfigs = &secretLedger{}
 	logs        = &syncBuffer{}
@@ -168,7 +169,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M, cfg *ctrlConfig) int {
-	scheme := kruntime.NewScheme()
+	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)
 	_ = apiextensionsv1.AddToScheme(scheme)
@@ -192,18 +193,18 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 			MetricOptions: &controller.MetricOptions{PollStateMetricInterval: time.Second,
 				MRMetrics: mrMetrics, MRStateMetrics: stateMetrics},
 		},
-		Runtimes: runtimes,
-		IAS: ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
-			Metrics: ias.NewMetrics(metrics), Breakers: ias.NewBreakers(0, breakerMetrics)}),
 		PollJitter:         500 * time.Millisecond,
 		Polls:              reconciler.NewPollBudget(200),
 		ManagementPolicies: true,
 		SetupFailed:        func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
 	}
+	pool := ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
+		Metrics: ias.NewMetrics(metrics), Breakers: ias.NewBreakers(0, breakerMetrics)})
 	configs := eacontroller.Configs{
-		IASApplication: iasapplication.Config{ListSettle: listSettle, SecretCheck: secretCheck, SecretMetrics: secretmetrics.New(metrics)}.Defaulted(poll),
-		RuntimeSecret:  runtimesecret.Config{UnreachableDeletion: unreachableDeletion}.Defaulted(),
-		KymaBridge:     kymabridge.Config{Enabled: true}.Defaulted(poll, 20),
+		IASApplication: iasapplication.Config{IAS: pool, Inventories: inventory.New(pool, inventory.NewMetrics(metrics)),
+			ListSettle: listSettle, SecretCheck: secretCheck, SecretMetrics: secretmetrics.New(metrics)}.Defaulted(poll),
+		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: unreachableDeletion, Runtimes: runtimes}.Defaulted(),
+		KymaBridge:    kymabridge.Config{Enabled: true}.Defaulted(poll, 20),
 	}
 	if err := eacontroller.SetupGated(mgr, o.Defaulted(), configs); err != nil {
 		fmt.Fprintln(os.Stderr, "cannot set up controllers:", err)

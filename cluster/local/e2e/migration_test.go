@@ -91,8 +91,10 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 	g.Expect(s.Kube.Create(ctx, op)).To(Succeed())
 
 	bin := filepath.Join(s.Work, "migrate")
+	root, err := localstack.RepoRoot()
+	g.Expect(err).NotTo(HaveOccurred())
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/migrate")
-	build.Dir = filepath.Join("..", "..") // the repository root
+	build.Dir = root
 	out, err := build.CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), string(out))
 	runMigrate := func(args ...string) (string, int) {

@@ -22,7 +22,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -203,7 +203,7 @@ func (s *Stack) controlPlanes(ctx context.Context) error {
 	if s.RuntimeKubeconfig, s.RuntimeKubeconfigData, rtCfg, err = kubeconfig(s.runtime, s.Work, "runtime"); err != nil {
 		return err
 	}
-	scheme := kruntime.NewScheme()
+	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apiextensionsv1.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)

@@ -105,9 +105,13 @@ const (
 	PathSSOType     = "/urn:sap:identity:application:schemas:extension:sci:1.0:Authentication/ssoType"
 )
 
-// Client calls one IAS tenant.
+// Client calls one IAS tenant: its applications, their api secrets and its
+// well-known endpoints.
 type Client interface {
 	FindApplications(ctx context.Context, name string) ([]Application, error)
+	// ListApplications hands every application of the tenant to eachPage, a
+	// page at a time, as IAS pages them out.
+	ListApplications(ctx context.Context, eachPage func([]Application)) error
 	GetApplication(ctx context.Context, id string) (*Application, error)
 	CreateApplication(ctx context.Context, spec ApplicationSpec) (string, error)
 	PatchApplication(ctx context.Context, id string, patches []Patch) error
@@ -116,15 +120,22 @@ type Client interface {
 	ListAPISecrets(ctx context.Context, appID string) ([]APISecret, error)
 	DeleteAPISecret(ctx context.Context, appID, secretID string) error
 	Endpoints(ctx context.Context) (Endpoints, error)
-	ListedApplication(ctx context.Context, id string, maxAge time.Duration) (app Application, found bool, err error)
+	// Generation is the generation of the credentials the client calls with:
+	// a Pool counts it up each time a tenant's credentials or CA change, so
+	// what was learnt with an older one can be told apart and dropped.
+	Generation() uint64
 }
 
 type client struct {
-	tenant Tenant
-	state  *tenantState
-	api    *api.ClientWithResponses
+	tenant     Tenant
+	state      *tenantState
+	generation uint64
+	http       *http.Client
+	api        *api.ClientWithResponses
 }
 
+// newClient returns a client of the tenant's current generation; the caller
+// holds st.mu.
 func newClient(t Tenant, st *tenantState) (*client, error) {
 	auth := func(_ context.Context, req *http.Request) error {
 		// With a client certificate the TLS handshake is the logon.
@@ -139,8 +150,10 @@ func newClient(t Tenant, st *tenantState) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &client{tenant: t, state: st, api: c}, nil
+	return &client{tenant: t, state: st, generation: st.generation, http: st.http, api: c}, nil
 }
+
+func (c *client) Generation() uint64 { return c.generation }
 
 func parseID(op, id string) (uuid.UUID, error) {
 	u, err := uuid.Parse(id)
@@ -156,6 +169,10 @@ func (c *client) FindApplications(ctx context.Context, name string) ([]Applicati
 		return nil, err
 	}
 	return out, nil
+}
+
+func (c *client) ListApplications(ctx context.Context, eachPage func([]Application)) error {
+	return c.eachApplicationPage(ctx, "", eachPage)
 }
 
 // eachApplicationPage pages through the apps the filter selects, an empty
@@ -348,30 +365,30 @@ func (c *client) DeleteAPISecret(ctx context.Context, appID, secretID string) er
 }
 
 // Endpoints reads the tenant's well-known document once per tenant URL and
-// credentials; the Pool drops the cache when either changes. Concurrent callers
-// share one request.
+// credentials generation; the Pool drops the cache when the generation
+// changes. Concurrent callers share one request.
 func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
 	c.state.mu.Lock()
-	cached, hc := c.state.endpoints, c.state.http
+	cached := c.state.endpoints
 	c.state.mu.Unlock()
 	if cached != nil {
 		return *cached, nil
 	}
 	ctx = withOperation(ctx, operation.WellKnown)
-	v, err, _ := c.state.wellKnown.Do(c.tenant.URL, func() (any, error) { return c.fetchEndpoints(ctx, hc) })
+	v, err, _ := c.state.wellKnown.Do(c.tenant.URL, func() (any, error) { return c.fetchEndpoints(ctx) })
 	if err != nil {
 		return Endpoints{}, err
 	}
 	return v.(Endpoints), nil //nolint:forcetypeassert // fetchEndpoints returns Endpoints.
 }
 
-func (c *client) fetchEndpoints(ctx context.Context, hc *http.Client) (Endpoints, error) {
+func (c *client) fetchEndpoints(ctx context.Context) (Endpoints, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(c.tenant.URL, "/")+"/.well-known/openid-configuration", nil)
 	if err != nil {
 		return Endpoints{}, fmt.Errorf("IAS %s: %w", operation.WellKnown, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := hc.Do(req)
+	resp, err := c.http.Do(req)
 	if err != nil {
 		return Endpoints{}, fmt.Errorf("IAS %s: %w", operation.WellKnown, err)
 	}
@@ -389,7 +406,8 @@ func (c *client) fetchEndpoints(ctx context.Context, hc *http.Client) (Endpoints
 	}
 	e := Endpoints{TokenURL: doc.TokenEndpoint, CertsURL: doc.JWKSURI, Issuer: doc.Issuer}
 	c.state.mu.Lock()
-	if c.state.http == hc {
+	// Endpoints learnt with credentials that changed meanwhile are not kept.
+	if c.state.generation == c.generation {
 		c.state.endpoints = &e
 	}
 	c.state.mu.Unlock()

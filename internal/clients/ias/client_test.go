@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -164,43 +163,23 @@ func TestEachMethodNamesItsOperation(t *testing.T) {
 	}
 }
 
-// TestInventoryServesWhileRefreshing: polls read the listing at hand at once;
-// a stale one is replaced in the background, and the replacement shows apps
-// deleted meanwhile as gone.
-func TestInventoryServesWhileRefreshing(t *testing.T) {
-	sim, c := start(t, iassim.Options{}, false)
-	ctx := context.Background()
-	keep := sim.AddApp(iassim.App{Name: "keep"})
-	gone := sim.AddApp(iassim.App{Name: "gone"})
-
-	listed := func(id string, maxAge time.Duration) bool {
-		t.Helper()
-		_, found, err := c.ListedApplication(ctx, id, maxAge)
+// TestGenerationCountsCredentials: a client made with the credentials a tenant
+// already has keeps the generation; changed credentials start a new one, and
+// going back to the old ones starts yet another.
+func TestGenerationCountsCredentials(t *testing.T) {
+	pool := ias.NewPool(ias.PoolOptions{})
+	tenant := ias.Tenant{URL: "http://127.0.0.1:1", Username: "admin", Password: "one", QPS: 1, Burst: 1}
+	other := tenant
+	other.Password = "two"
+	var got []uint64
+	for _, tn := range []ias.Tenant{tenant, tenant, other, other, tenant} {
+		c, err := pool.Client(tn)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return found
+		got = append(got, c.Generation())
 	}
-	if !listed(gone, time.Hour) || !listed(keep, time.Hour) {
-		t.Fatal("the first inventory lacks an app")
-	}
-	sim.DeleteApp(gone)
-	sim.SetLatency(300 * time.Millisecond)
-	start := time.Now()
-	if !listed(gone, 0) {
-		t.Fatal("a stale inventory was not served")
-	}
-	if took := time.Since(start); took > 100*time.Millisecond {
-		t.Fatalf("a stale inventory was not served at once (took %s)", took)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for listed(gone, time.Hour) {
-		if time.Now().After(deadline) {
-			t.Fatal("the inventory was not refreshed in the background")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !listed(keep, time.Hour) {
-		t.Fatal("the refreshed inventory lost an app that exists")
+	if want := []uint64{1, 1, 2, 2, 3}; !slices.Equal(got, want) {
+		t.Errorf("generations %v, want %v", got, want)
 	}
 }

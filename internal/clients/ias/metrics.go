@@ -13,10 +13,6 @@ type Metrics struct {
 	failedLogons *prometheus.CounterVec
 	// lastSuccess is, per tenant, when IAS last answered a call as expected.
 	lastSuccess *prometheus.GaugeVec
-	// listings times listings of all of a tenant's apps, start to end.
-	listings prometheus.Histogram
-	// firstListingWaits counts resources waiting for a first listing.
-	firstListingWaits prometheus.Gauge
 }
 
 // NewMetrics creates the IAS client metrics and registers them with reg, if any.
@@ -44,18 +40,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "eventing_auth_ias_last_success_timestamp_seconds",
 			Help: "When IAS last answered a call with a 2xx or an expected 404, by tenant (Unix seconds); time() minus it is the time since.",
 		}, []string{"tenant"}),
-		listings: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "eventing_auth_ias_listing_duration_seconds",
-			Help:    "How long listing all of a tenant's applications took, its pages one after the other; drift in IAS is found within the poll plus --ias-inventory-age plus this.",
-			Buckets: prometheus.ExponentialBuckets(0.1, 2, 13),
-		}),
-		firstListingWaits: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "eventing_auth_ias_first_listing_waiting",
-			Help: "IASApplications whose first reconcile after the provider started waits for their tenant's listing to show their app.",
-		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.duration, m.waits, m.failedLogons, m.lastSuccess, m.listings, m.firstListingWaits)
+		reg.MustRegister(m.requests, m.duration, m.waits, m.failedLogons, m.lastSuccess)
 	}
 	return m
 }

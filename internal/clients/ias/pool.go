@@ -1,7 +1,6 @@
 package ias
 
 import (
-	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -10,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -89,8 +87,7 @@ func NewBreakers(rejectedDelay time.Duration, m *breaker.Metrics) *breaker.Set {
 // tenant shares: the token bucket, a 429's pause, the connection pool and the
 // well-known endpoints.
 type Pool struct {
-	opts  PoolOptions
-	first *firstListings
+	opts PoolOptions
 
 	mu      sync.Mutex
 	tenants map[string]*tenantState
@@ -101,20 +98,15 @@ type tenantState struct {
 	// wellKnown makes resources that start at once share one fetch of the
 	// well-known document.
 	wellKnown singleflight.Group
-	// listing makes resources share one listing of the tenant's apps;
-	// refreshing is set while one runs in the background.
-	listing    singleflight.Group
-	refreshing atomic.Bool
-	first      *firstListings
-	metrics    *Metrics
 
-	mu        sync.Mutex
-	digest    string // of the credentials the state below was made with
-	http      *http.Client
-	endpoints *Endpoints
-	inventory *Inventory
-	// partial holds what the pages of the first listing showed so far.
-	partial map[string]Application
+	mu     sync.Mutex
+	digest string // of the credentials the state below was made with
+	// generation counts the credentials (or CA) the tenant was called with:
+	// it goes up each time they change, and what was learnt with an older
+	// generation is not kept.
+	generation uint64
+	http       *http.Client
+	endpoints  *Endpoints
 }
 
 // NewPool returns an empty Pool.
@@ -137,38 +129,7 @@ func NewPool(o PoolOptions) *Pool {
 	if o.Breakers == nil {
 		o.Breakers = NewBreakers(0, nil)
 	}
-	return &Pool{opts: o, first: &firstListings{metrics: o.Metrics}, tenants: map[string]*tenantState{}}
-}
-
-// StartListing lists the tenant's applications in the background, unless it
-// has an inventory already. Until such first listings end, WhenListed holds
-// back the first reconcile of resources whose app they have not shown yet.
-func (p *Pool) StartListing(t Tenant) error {
-	cl, err := p.client(t)
-	if err != nil {
-		return err
-	}
-	cl.state.mu.Lock()
-	listed := cl.state.inventory != nil
-	cl.state.mu.Unlock()
-	if listed {
-		return nil
-	}
-	p.first.begin()
-	go func() {
-		defer p.first.end()
-		// Bounded by the client's own call timeouts and attempts.
-		_, _ = cl.listInventory(context.Background())
-	}()
-	return nil
-}
-
-// WhenListed calls fn once a tenant's first listing has shown the application
-// with the UUID, or once no first listing runs any more, and tells whether it
-// will. It returns false, and never calls fn, when no first listing runs or one
-// has shown the app already.
-func (p *Pool) WhenListed(id string, fn func()) bool {
-	return p.first.whenListed(id, fn)
+	return &Pool{opts: o, tenants: map[string]*tenantState{}}
 }
 
 // Rejected tells whether the tenant rejected these credentials (401 or 403)
@@ -183,24 +144,15 @@ func (p *Pool) Rejected(t Tenant) (time.Time, bool) {
 }
 
 // Client returns a client of the tenant. Changed credentials or CA take effect at
-// once and drop the tenant's cached endpoints and listing.
+// once: they start a new generation, which drops the tenant's cached endpoints.
 func (p *Pool) Client(t Tenant) (Client, error) {
-	c, err := p.client(t)
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// client is Client without the interface: StartListing reaches the listing.
-func (p *Pool) client(t Tenant) (*client, error) {
 	if t.QPS <= 0 || t.Burst <= 0 {
 		return nil, errors.New("rate limit qps and burst must be positive")
 	}
 	p.mu.Lock()
 	st, ok := p.tenants[t.URL]
 	if !ok {
-		st = &tenantState{gate: &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(t.QPS), t.Burst)}, first: p.first, metrics: p.opts.Metrics}
+		st = &tenantState{gate: &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(t.QPS), t.Burst)}}
 		p.tenants[t.URL] = st
 	}
 	p.mu.Unlock()
@@ -225,7 +177,8 @@ func (p *Pool) client(t Tenant) (*client, error) {
 		if st.http != nil {
 			st.http.CloseIdleConnections()
 		}
-		st.digest, st.http, st.endpoints, st.inventory, st.partial = d, hc, nil, nil, nil
+		st.digest, st.http, st.endpoints = d, hc, nil
+		st.generation++
 	}
 	return newClient(t, st)
 }

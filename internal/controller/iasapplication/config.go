@@ -3,12 +3,20 @@ package iasapplication
 import (
 	"time"
 
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
 // Config is what the IASApplication controller is set up with beyond what all
 // controllers share; main defaults it once (Defaulted).
 type Config struct {
+	// IAS hands out the tenants' clients and knows which credentials IAS
+	// rejected.
+	IAS *ias.Pool
+	// Inventories lists each tenant's apps for the polls, over IAS's clients;
+	// Defaulted: one with unregistered metrics.
+	Inventories *inventory.Tenants
 	// ListSettle bounds how long IAS's lists may lag behind a create.
 	ListSettle time.Duration
 	// InventoryAge is how old the tenant listing that polls read may be.
@@ -30,6 +38,9 @@ func (c Config) Defaulted(poll time.Duration) Config {
 	}
 	if poll > 0 {
 		c.InventoryAge = min(c.InventoryAge, poll)
+	}
+	if c.Inventories == nil && c.IAS != nil {
+		c.Inventories = inventory.New(c.IAS, nil)
 	}
 	if c.SecretCheck <= 0 {
 		c.SecretCheck = DefaultSecretCheck

@@ -18,18 +18,22 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 )
 
-// tenantClients is a TenantClients of fixed answers.
+// tenantClients is a TenantClients and Logons of fixed answers.
 type tenantClients struct {
-	client   ias.Client
+	client   inventory.Client
 	err      error
 	rejected bool
 	got      ias.Tenant
 }
 
-func (f *tenantClients) Client(t ias.Tenant) (ias.Client, error) { f.got = t; return f.client, f.err }
-func (f *tenantClients) Rejected(ias.Tenant) (time.Time, bool)   { return at, f.rejected }
+func (f *tenantClients) Client(t ias.Tenant) (inventory.Client, error) {
+	f.got = t
+	return f.client, f.err
+}
+func (f *tenantClients) Rejected(ias.Tenant) (time.Time, bool) { return at, f.rejected }
 
 func TestConnect(t *testing.T) {
 	errBoom := errors.New("boom")
@@ -87,7 +91,7 @@ func TestConnect(t *testing.T) {
 				pool = &tenantClients{}
 			}
 			log := &eventLog{}
-			c := &connector{shared: shared{kube: &test.MockClient{MockGet: tc.get}, recorder: log}, usage: usage, pool: pool}
+			c := &connector{shared: shared{kube: &test.MockClient{MockGet: tc.get}, recorder: log}, usage: usage, clients: pool, logons: pool}
 			cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "kcp"}}
 			cr.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: apisv1alpha1.ClusterProviderConfigKind, Name: "default"})
 			_, err := c.Connect(context.Background(), cr)

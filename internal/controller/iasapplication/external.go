@@ -18,6 +18,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
@@ -58,17 +59,34 @@ type shared struct {
 	secretMetrics *secretmetrics.Metrics
 }
 
-// TenantClients hands out IAS clients per tenant and tells whether a tenant
-// rejected its credentials (ias.Pool).
+// TenantClients hands out IAS clients per tenant, each reading its tenant's
+// inventory (inventory.Tenants).
 type TenantClients interface {
-	Client(ias.Tenant) (ias.Client, error)
+	Client(ias.Tenant) (inventory.Client, error)
+}
+
+// TenantClientsFn is a TenantClients of a function.
+type TenantClientsFn func(ias.Tenant) (inventory.Client, error)
+
+// Client calls fn.
+func (fn TenantClientsFn) Client(t ias.Tenant) (inventory.Client, error) { return fn(t) }
+
+// Logons tells whether a tenant rejected the credentials and when (ias.Pool).
+type Logons interface {
 	Rejected(ias.Tenant) (time.Time, bool)
 }
 
+// LogonsFn is a Logons of a function.
+type LogonsFn func(ias.Tenant) (time.Time, bool)
+
+// Rejected calls fn.
+func (fn LogonsFn) Rejected(t ias.Tenant) (time.Time, bool) { return fn(t) }
+
 type connector struct {
 	shared
-	usage resource.ModernTracker
-	pool  TenantClients
+	usage   resource.ModernTracker
+	clients TenantClients
+	logons  Logons
 	// rejections remembers which rejections of a ProviderConfig's credentials
 	// it was told of, so that it gets one event per rejection, not one per
 	// resource.
@@ -86,11 +104,11 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 	if err != nil {
 		return nil, err
 	}
-	cl, err := c.pool.Client(cfg.Tenant)
+	cl, err := c.clients.Client(cfg.Tenant)
 	if err != nil {
 		return nil, err
 	}
-	if at, ok := c.pool.Rejected(cfg.Tenant); ok {
+	if at, ok := c.logons.Rejected(cfg.Tenant); ok {
 		c.reportRejected(cfg, at)
 	}
 	c.reportCertificate(cfg, time.Now())
@@ -133,7 +151,7 @@ func (c *connector) reportRejected(cfg ias.Config, at time.Time) {
 // reconcile.
 type external struct {
 	shared
-	ias           ias.Client
+	ias           inventory.Client
 	globalAccount string
 	now           func() time.Time
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 )
 
 // fakeIAS is an in-memory tenant that records the calls that change it.
@@ -28,7 +29,7 @@ type fakeIAS struct {
 	createSecretErr error
 }
 
-var _ ias.Client = &fakeIAS{}
+var _ inventory.Client = &fakeIAS{}
 
 func (f *fakeIAS) FindApplications(_ context.Context, name string) ([]ias.Application, error) {
 	f.reads++
@@ -117,6 +118,14 @@ func (f *fakeIAS) ListedApplication(_ context.Context, id string, _ time.Duratio
 	}
 	return ias.Application{}, false, nil
 }
+
+func (f *fakeIAS) ListApplications(_ context.Context, eachPage func([]ias.Application)) error {
+	f.reads++
+	eachPage(slices.DeleteFunc(slices.Clone(f.apps), func(a ias.Application) bool { return f.unlisted[a.ID] }))
+	return nil
+}
+
+func (f *fakeIAS) Generation() uint64 { return 1 }
 
 func (f *fakeIAS) Endpoints(context.Context) (ias.Endpoints, error) {
 	return ias.Endpoints{TokenURL: "https://t/oauth2/token", CertsURL: "https://t/oauth2/certs", Issuer: "https://t"}, nil

@@ -28,9 +28,9 @@ import (
 // ClusterProviderConfig names. It reads them from the API server: the cache is
 // not filled yet. A tenant that no IASApplication uses costs one listing.
 type tenantLister struct {
-	reader client.Reader
-	pool   *ias.Pool
-	log    logging.Logger
+	reader   client.Reader
+	listings listingStarter
+	log      logging.Logger
 }
 
 // NeedLeaderElection: only the leader calls IAS.
@@ -57,7 +57,7 @@ func (l tenantLister) Start(ctx context.Context) error {
 	for _, ref := range refs {
 		cfg, err := ias.ConfigFor(ctx, l.reader, ref)
 		if err == nil {
-			err = l.pool.StartListing(cfg.Tenant)
+			err = l.listings.StartListing(cfg.Tenant)
 		}
 		if err != nil {
 			l.log.Debug("Cannot list the tenant at start", "providerConfig", ref.GetProviderConfigReference().Name, "error", err)
@@ -74,8 +74,13 @@ func referring(namespace, kind, name string) *v1alpha1.IASApplication {
 	return cr
 }
 
+// listingStarter starts the first listing of a tenant (inventory.Tenants).
+type listingStarter interface {
+	StartListing(ias.Tenant) error
+}
+
 // listingWaiter holds back a reconcile until a tenant's first listing shows
-// the app with the UUID; see ias.Pool.WhenListed.
+// the app with the UUID; see inventory.Tenants.WhenListed.
 type listingWaiter interface {
 	WhenListed(id string, fn func()) bool
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -63,7 +63,7 @@ type result struct {
 
 func (w world) external(t *testing.T) (*external, *result) {
 	t.Helper()
-	s := kruntime.NewScheme()
+	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = v1alpha1.SchemeBuilder.AddToScheme(s)
 	b := fake.NewClientBuilder().WithScheme(s).WithObjects(w.cr.DeepCopy())

@@ -56,8 +56,9 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 				secretCheck:   c.SecretCheck,
 				secretMetrics: c.SecretMetrics,
 			},
-			usage: resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
-			pool:  o.IAS,
+			usage:   resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
+			clients: c.Inventories,
+			logons:  c.IAS,
 		}),
 		// The external name is the IAS UUID, never metadata.name.
 		managed.WithInitializers(),
@@ -71,7 +72,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.IASApplicationGroupVersionKind), opts...)
 
-	if err := mgr.Add(tenantLister{reader: mgr.GetAPIReader(), pool: o.IAS, log: o.Logger}); err != nil {
+	if err := mgr.Add(tenantLister{reader: mgr.GetAPIReader(), listings: c.Inventories, log: o.Logger}); err != nil {
 		return err
 	}
 	if err := reconciler.RecordStates(mgr, o, &v1alpha1.IASApplicationList{}); err != nil {
@@ -84,6 +85,6 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		Named(name).
 		WithOptions(reconciler.ControllerOptions(o.Options)).
 		WithEventFilter(resource.DesiredStateChanged()).
-		Watches(&v1alpha1.IASApplication{}, &enqueueWhenListed{listings: o.IAS}).
+		Watches(&v1alpha1.IASApplication{}, &enqueueWhenListed{listings: c.Inventories}).
 		Complete(reconciler.PollsLast(r, o.Polls))
 }

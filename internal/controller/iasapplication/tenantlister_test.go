@@ -10,12 +10,13 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
@@ -31,8 +32,8 @@ func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 	for range 150 {
 		sim.AddApp(iassim.App{Name: uuid.NewString()})
 	}
-	scheme := kruntime.NewScheme()
-	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, apisv1alpha1.AddToScheme} {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apisv1alpha1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			t.Fatal(err)
 		}
@@ -48,9 +49,9 @@ func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 			Spec: apisv1alpha1.ProviderConfigSpec{Credentials: apisv1alpha1.LocalCredentials{
 				SecretRef: xpv2.LocalSecretReference{Name: "missing"}}}},
 	).Build()
-	pool := ias.NewPool(ias.PoolOptions{})
+	pool := inventory.New(ias.NewPool(ias.PoolOptions{}), nil)
 
-	if err := (tenantLister{reader: kube, pool: pool, log: logging.NewNopLogger()}).Start(context.Background()); err != nil {
+	if err := (tenantLister{reader: kube, listings: pool, log: logging.NewNopLogger()}).Start(context.Background()); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	released := make(chan struct{})

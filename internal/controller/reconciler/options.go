@@ -14,19 +14,12 @@ import (
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/runtime"
 )
 
 // Options are what every controller of the provider is set up with, declared
 // once for all of them.
 type Options struct {
 	controller.Options
-	// IAS shares tenant state (rate limits, endpoints) across IASApplications.
-	IAS *ias.Pool
-	// Runtimes caches runtime clients for RuntimeSecrets.
-	Runtimes *runtime.Clients
 	// PollJitter spreads polls of many resources (Defaulted: a tenth of the
 	// poll interval).
 	PollJitter time.Duration

@@ -5,6 +5,8 @@ import "time"
 // Config is what the RuntimeSecret controller is set up with beyond what all
 // controllers share; main defaults it once (Defaulted).
 type Config struct {
+	// Runtimes hands out clients of the runtimes (kymaruntime.Clients).
+	Runtimes RuntimeClients
 	// UnreachableDeletion is how long deleting a RuntimeSecret waits for a
 	// runtime that does not answer before it completes without it.
 	UnreachableDeletion time.Duration

@@ -19,11 +19,6 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 )
 
-// runtimeClientsFn adapts a function to RuntimeClients.
-type runtimeClientsFn func([]byte) (corev1client.CoreV1Interface, error)
-
-func (fn runtimeClientsFn) For(kc []byte) (corev1client.CoreV1Interface, error) { return fn(kc) }
-
 func TestConnect(t *testing.T) {
 	errBoom := errors.New("boom")
 	errRefused := errors.New("refused: exec plugins are not allowed")
@@ -33,7 +28,7 @@ func TestConnect(t *testing.T) {
 			return nil
 		})
 	}
-	anyRuntime := runtimeClientsFn(func([]byte) (corev1client.CoreV1Interface, error) { return fake.NewClientset().CoreV1(), nil })
+	anyRuntime := RuntimeClientsFn(func([]byte) (corev1client.CoreV1Interface, error) { return fake.NewClientset().CoreV1(), nil })
 	cases := map[string]struct {
 		get        test.MockGetFn
 		clients    RuntimeClients
@@ -55,7 +50,7 @@ func TestConnect(t *testing.T) {
 		},
 		"KubeconfigRefused": {
 			get:     kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
-			clients: runtimeClientsFn(func([]byte) (corev1client.CoreV1Interface, error) { return nil, errRefused }),
+			clients: RuntimeClientsFn(func([]byte) (corev1client.CoreV1Interface, error) { return nil, errRefused }),
 			err:     fmt.Errorf("the kubeconfig in Secret kcp/kubeconfig-rt-1 (key %q): %w", "config", errRefused),
 		},
 		"Connected": {

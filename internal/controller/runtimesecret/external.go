@@ -49,9 +49,17 @@ const DefaultUnreachableDeletion = time.Hour
 const reasonWaiting xpv2.ConditionReason = "Waiting"
 
 // RuntimeClients hands out a client for the runtime a kubeconfig points at
-// (runtime.Clients, cached per digest).
+// (kymaruntime.Clients, cached per digest).
 type RuntimeClients interface {
 	For(kubeconfig []byte) (corev1client.CoreV1Interface, error)
+}
+
+// RuntimeClientsFn is a RuntimeClients of a function.
+type RuntimeClientsFn func(kubeconfig []byte) (corev1client.CoreV1Interface, error)
+
+// For calls fn.
+func (fn RuntimeClientsFn) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
+	return fn(kubeconfig)
 }
 
 type connector struct {

@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
@@ -80,7 +80,7 @@ func TestHash(t *testing.T) {
 }
 
 func TestObserve(t *testing.T) {
-	scheme := kruntime.NewScheme()
+	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)
 	rs := func(p v1alpha1.RuntimeSecretParameters) *v1alpha1.RuntimeSecret {
@@ -98,8 +98,8 @@ func TestObserve(t *testing.T) {
 
 	cases := map[string]struct {
 		cr        *v1alpha1.RuntimeSecret
-		mgmt      []kruntime.Object
-		onRuntime []kruntime.Object
+		mgmt      []runtime.Object
+		onRuntime []runtime.Object
 		noRuntime bool // the kubeconfig Secret is missing
 		exists    bool
 		upToDate  bool
@@ -110,19 +110,19 @@ func TestObserve(t *testing.T) {
 		"KubeconfigMissing": {cr: rs(byRef), noRuntime: true, exists: true, upToDate: true,
 			ready: corev1.ConditionFalse, readyMsg: `Waiting for the kubeconfig Secret kcp/kubeconfig-rt-1 (key "config")`},
 		"ApplicationNotReady": {cr: rs(v1alpha1.RuntimeSecretParameters{ApplicationRef: &xpv2.NamespacedReference{Name: "app"}, CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}),
-			mgmt: []kruntime.Object{notReady, credsSecret}, exists: true, upToDate: true,
+			mgmt: []runtime.Object{notReady, credsSecret}, exists: true, upToDate: true,
 			ready: corev1.ConditionFalse, readyMsg: "Waiting for the IASApplication app to become Ready"},
 		"CredentialsMissing": {cr: rs(byRef), exists: true, upToDate: true,
 			ready: corev1.ConditionFalse, readyMsg: "Waiting for the credentials Secret kcp/creds"},
 		"CredentialsIncomplete": {cr: rs(byRef),
-			mgmt:   []kruntime.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "kcp"}, Data: withData(creds, "client_secret", "")}},
+			mgmt:   []runtime.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "kcp"}, Data: withData(creds, "client_secret", "")}},
 			exists: true, upToDate: true, ready: corev1.ConditionFalse, readyMsg: "Waiting for the credentials Secret kcp/creds to hold the keys client_secret"},
-		"TargetMissing": {cr: rs(byRef), mgmt: []kruntime.Object{credsSecret}},
-		"InSync": {cr: rs(byRef), mgmt: []kruntime.Object{credsSecret}, onRuntime: []kruntime.Object{target(ours, creds)},
+		"TargetMissing": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}},
+		"InSync": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(ours, creds)},
 			exists: true, upToDate: true, ready: corev1.ConditionTrue},
-		"Drifted": {cr: rs(byRef), mgmt: []kruntime.Object{credsSecret}, onRuntime: []kruntime.Object{target(ours, withData(creds, "client_secret", "OLD"))},
+		"Drifted": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(ours, withData(creds, "client_secret", "OLD"))},
 			exists: true, ready: corev1.ConditionFalse, readyMsg: "differs (data client_secret); restoring it"},
-		"NotOurs": {cr: rs(byRef), mgmt: []kruntime.Object{credsSecret}, onRuntime: []kruntime.Object{target(nil, creds)},
+		"NotOurs": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(nil, creds)},
 			err: "was not created by this provider", ready: corev1.ConditionFalse, readyMsg: "it is left alone"},
 	}
 	for name, tc := range cases {
@@ -169,7 +169,7 @@ func BenchmarkCompare(b *testing.B) {
 // events records the reasons of the events it is given.
 type events struct{ reasons []string }
 
-func (r *events) Event(_ kruntime.Object, e event.Event) {
+func (r *events) Event(_ runtime.Object, e event.Event) {
 	r.reasons = append(r.reasons, string(e.Reason))
 }
 func (r *events) WithAnnotations(...string) event.Recorder { return r }
@@ -193,7 +193,7 @@ func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			cs := fake.NewClientset()
-			cs.PrependReactor("get", "secrets", func(k8stesting.Action) (bool, kruntime.Object, error) { return true, nil, tc.err })
+			cs.PrependReactor("get", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, tc.err })
 			rec := &events{}
 			e := &external{recorder: rec, runtime: cs.CoreV1(), unreachableDeletion: time.Hour,
 				now: func() time.Time { return deletedAt.Add(tc.after) }}

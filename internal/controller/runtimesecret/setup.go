@@ -47,7 +47,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	opts := append(reconciler.CommonOptions(o, name, recorder),
 		managed.WithTypedExternalConnector[*v1alpha1.RuntimeSecret](&connector{
 			kube:                mgr.GetClient(),
-			clients:             o.Runtimes,
+			clients:             c.Runtimes,
 			recorder:            recorder,
 			unreachableDeletion: c.UnreachableDeletion,
 		}),

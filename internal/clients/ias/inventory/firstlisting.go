@@ -1,14 +1,16 @@
-package ias
+package inventory
 
 import (
 	"sync"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 )
 
 // firstListings lets the first reconcile of each resource after a start wait,
 // without holding a worker, for the tenant's first listing to show its app.
 // A start observes every resource at once, and each observe reads the listing:
-// waiting for all of it (10,000 apps: 100 pages, one after another) held every
-// worker idle until the last page, then observed everything.
+// waiting for all of it (a hundred apps a page, one page after another) held
+// every worker idle until the last page, then observed everything.
 type firstListings struct {
 	metrics *Metrics
 
@@ -47,7 +49,7 @@ func (f *firstListings) end() {
 
 // page records the apps a page of a first listing showed and lets those who
 // wait for them go on.
-func (f *firstListings) page(apps []Application) {
+func (f *firstListings) page(apps []ias.Application) {
 	f.mu.Lock()
 	if f.running == 0 {
 		f.mu.Unlock()

@@ -1,4 +1,4 @@
-package ias_test
+package inventory_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
@@ -29,7 +30,7 @@ func TestFirstListingReleasesPageByPage(t *testing.T) {
 		ids[i] = sim.AddApp(iassim.App{Name: uuid.NewString()})
 	}
 	reg := prometheus.NewRegistry()
-	pool := ias.NewPool(ias.PoolOptions{Metrics: ias.NewMetrics(reg)})
+	pool := inventory.New(ias.NewPool(ias.PoolOptions{}), inventory.NewMetrics(reg))
 	tenant := ias.Tenant{URL: sim.URL, Username: "admin", Password: "admin-password", QPS: 1000, Burst: 100}
 
 	start := time.Now()

@@ -1,6 +1,6 @@
-// Package runtime connects to Kyma runtimes with kubeconfigs taken from Secrets.
+// Package kymaruntime connects to Kyma runtimes with kubeconfigs taken from Secrets.
 // Kubeconfigs are untrusted input: only inline credentials are accepted.
-package runtime
+package kymaruntime
 
 import (
 	"errors"

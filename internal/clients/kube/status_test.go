@@ -1,4 +1,4 @@
-package reconciler
+package kube
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -59,7 +59,7 @@ func TestSkipUnchangedStatus(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			scheme := kruntime.NewScheme()
+			scheme := runtime.NewScheme()
 			_ = apis.AddToScheme(scheme)
 			_ = corev1.AddToScheme(scheme)
 			writes := 0

@@ -1,4 +1,5 @@
-package reconciler
+// Package kube holds what the provider adds to its own API server client.
+package kube
 
 import (
 	"context"

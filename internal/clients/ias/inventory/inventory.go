@@ -1,0 +1,216 @@
+// Package inventory lists each IAS tenant's applications for the polls of many
+// resources to read, and holds back the first reconcile of each resource after
+// a start until its tenant's first listing has shown its app. It wraps the
+// clients of an ias.Pool; what it lists with one credentials generation is
+// dropped when the generation changes.
+package inventory
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+)
+
+// An Inventory is every application of a tenant as one paged list showed them.
+// Polls of many resources read it instead of one GET each: a paged list costs
+// a request per hundred apps, where one GET per app would take IAS's whole
+// rate limit for minutes.
+type Inventory struct {
+	// At is when the list began.
+	At   time.Time
+	Apps map[string]ias.Application
+}
+
+// Clients hands out IAS clients per tenant (ias.Pool).
+type Clients interface {
+	Client(ias.Tenant) (ias.Client, error)
+}
+
+// A Client is an IAS client that also reads its tenant's inventory.
+type Client interface {
+	ias.Client
+	// ListedApplication returns the app with the UUID as the tenant's
+	// inventory shows it; found is false when the inventory lacks it.
+	ListedApplication(ctx context.Context, id string, maxAge time.Duration) (app ias.Application, found bool, err error)
+}
+
+// Tenants keeps an inventory per tenant URL.
+type Tenants struct {
+	clients Clients
+	metrics *Metrics
+	first   *firstListings
+
+	mu      sync.Mutex
+	tenants map[string]*tenant
+}
+
+// tenant is the inventory of one tenant URL.
+type tenant struct {
+	// listing makes resources share one listing of the tenant's apps;
+	// refreshing is set while one runs in the background.
+	listing    singleflight.Group
+	refreshing atomic.Bool
+
+	mu sync.Mutex
+	// generation is the credentials generation inventory and partial were
+	// listed with.
+	generation uint64
+	inventory  *Inventory
+	// partial holds what the pages of the first listing showed so far.
+	partial map[string]ias.Application
+}
+
+// New returns the inventories of the tenants that clients call; nil metrics
+// are unregistered ones.
+func New(clients Clients, m *Metrics) *Tenants {
+	if m == nil {
+		m = NewMetrics(nil)
+	}
+	return &Tenants{clients: clients, metrics: m, first: &firstListings{metrics: m}, tenants: map[string]*tenant{}}
+}
+
+// Client returns a client of the tenant that reads its inventory.
+func (ts *Tenants) Client(t ias.Tenant) (Client, error) {
+	return ts.client(t)
+}
+
+func (ts *Tenants) client(t ias.Tenant) (*client, error) {
+	c, err := ts.clients.Client(t)
+	if err != nil {
+		return nil, err
+	}
+	ts.mu.Lock()
+	st, ok := ts.tenants[t.URL]
+	if !ok {
+		st = &tenant{}
+		ts.tenants[t.URL] = st
+	}
+	ts.mu.Unlock()
+	st.mu.Lock()
+	if g := c.Generation(); g > st.generation {
+		// New credentials: what the old ones listed may not be what these see.
+		st.generation, st.inventory, st.partial = g, nil, nil
+	}
+	st.mu.Unlock()
+	return &client{Client: c, tenant: st, url: t.URL, first: ts.first, metrics: ts.metrics}, nil
+}
+
+// StartListing lists the tenant's applications in the background, unless it
+// has an inventory already. Until such first listings end, WhenListed holds
+// back the first reconcile of resources whose app they have not shown yet.
+func (ts *Tenants) StartListing(t ias.Tenant) error {
+	c, err := ts.client(t)
+	if err != nil {
+		return err
+	}
+	c.tenant.mu.Lock()
+	listed := c.tenant.inventory != nil
+	c.tenant.mu.Unlock()
+	if listed {
+		return nil
+	}
+	ts.first.begin()
+	go func() {
+		defer ts.first.end()
+		// Bounded by the client's own call timeouts and attempts.
+		_, _ = c.list(context.Background())
+	}()
+	return nil
+}
+
+// WhenListed calls fn once a tenant's first listing has shown the application
+// with the UUID, or once no first listing runs any more, and tells whether it
+// will. It returns false, and never calls fn, when no first listing runs or one
+// has shown the app already.
+func (ts *Tenants) WhenListed(id string, fn func()) bool {
+	return ts.first.whenListed(id, fn)
+}
+
+type client struct {
+	ias.Client
+	tenant  *tenant
+	url     string
+	first   *firstListings
+	metrics *Metrics
+}
+
+// ListedApplication reads the tenant's inventory. Once an inventory exists it
+// is read at once; when it is older than maxAge a newer one is listed in the
+// background, so polls never wait for a listing (a hundred pages one after the
+// other take seconds at IAS's latency). While the tenant's first listing runs,
+// an app one of its pages showed is returned at once; else the caller waits
+// for the listing, which callers that ask at once share. The inventory lags as
+// IAS's lists do: an app missing from it may still exist.
+func (c *client) ListedApplication(ctx context.Context, id string, maxAge time.Duration) (ias.Application, bool, error) {
+	c.tenant.mu.Lock()
+	inv := c.tenant.inventory
+	app, listed := c.tenant.partial[id]
+	c.tenant.mu.Unlock()
+	switch {
+	case inv == nil && listed:
+		return app, true, nil
+	case inv == nil:
+		var err error
+		if inv, err = c.list(ctx); err != nil {
+			return ias.Application{}, false, err
+		}
+	case time.Since(inv.At) >= maxAge && c.tenant.refreshing.CompareAndSwap(false, true):
+		// Bounded by the client's own call timeouts; not by the caller's
+		// reconcile, which ends long before the listing does.
+		go func() {
+			defer c.tenant.refreshing.Store(false)
+			_, _ = c.list(context.WithoutCancel(ctx))
+		}()
+	}
+	app, found := inv.Apps[id]
+	return app, found, nil
+}
+
+// list lists every app of the tenant once for all who ask meanwhile. The
+// pages of a tenant's first listing are readable as they come. A listing made
+// with credentials that changed meanwhile is not kept.
+func (c *client) list(ctx context.Context) (*Inventory, error) {
+	gen := c.Generation()
+	v, err, _ := c.tenant.listing.Do(c.url, func() (any, error) {
+		inv := &Inventory{At: time.Now(), Apps: map[string]ias.Application{}}
+		c.tenant.mu.Lock()
+		first := c.tenant.inventory == nil && c.tenant.generation == gen
+		if first {
+			c.tenant.partial = inv.Apps
+		}
+		c.tenant.mu.Unlock()
+		err := c.ListApplications(ctx, func(page []ias.Application) {
+			c.tenant.mu.Lock()
+			for _, a := range page {
+				inv.Apps[a.ID] = a
+			}
+			c.tenant.mu.Unlock()
+			if first {
+				c.first.page(page)
+			}
+		})
+		c.tenant.mu.Lock()
+		defer c.tenant.mu.Unlock()
+		current := c.tenant.generation == gen
+		if first && current {
+			c.tenant.partial = nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.metrics.listings.Observe(time.Since(inv.At).Seconds())
+		if current {
+			c.tenant.inventory = inv
+		}
+		return inv, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Inventory), nil //nolint:forcetypeassert // The listing returns an *Inventory.
+}
