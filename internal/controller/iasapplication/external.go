@@ -98,7 +98,7 @@ type connector struct {
 
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (managed.TypedExternalClient[*v1alpha1.IASApplication], error) {
 	if err := c.usage.Track(ctx, cr); err != nil {
-		return nil, fmt.Errorf("cannot track ProviderConfig usage: %w", err)
+		return nil, fmt.Errorf(errTrackUsage, err)
 	}
 	cfg, err := ias.ConfigFor(ctx, c.kube, cr)
 	if err != nil {
@@ -165,7 +165,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 		return managed.ExternalObservation{}, err
 	}
 	if app.Type != ias.TypeCharged {
-		return managed.ExternalObservation{}, fmt.Errorf("IAS application %s (%q) is of type %q, not a customer-created (charged) application; the provider never manages it", app.ID, app.Name, app.Type)
+		return managed.ExternalObservation{}, fmt.Errorf(errNotCharged, app.ID, app.Name, app.Type)
 	}
 	if adopted {
 		meta.SetExternalName(cr, app.ID)

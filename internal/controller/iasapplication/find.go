@@ -50,8 +50,7 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 			return nil, false, nil
 		case meta.ExternalCreateSucceededDuring(cr, e.listSettle):
 			// Reads may lag behind the create: wait rather than make another.
-			return nil, false, fmt.Errorf("IAS application %s, created at %s, is not found yet; IAS's reads may lag behind its writes, so it is looked for again before anything is created",
-				id, meta.GetExternalCreateSucceeded(cr).UTC().Format(time.RFC3339))
+			return nil, false, fmt.Errorf(errNotFoundYet, id, meta.GetExternalCreateSucceeded(cr).UTC().Format(time.RFC3339))
 		}
 	}
 	apps, err := e.ias.FindApplications(ctx, cr.AppName())
@@ -69,9 +68,7 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 	switch len(apps) {
 	case 0:
 		if until := sent.Add(e.listSettle); unconfirmed && e.now().Before(until) {
-			return nil, false, fmt.Errorf("the create of IAS application %q sent at %s got no answer, and IAS does not list the application yet; "+
-				"IAS lists new applications only after some seconds, so it is created again only if it is still not listed at %s",
-				cr.AppName(), sent.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))
+			return nil, false, fmt.Errorf(errCreateUnanswered, cr.AppName(), sent.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))
 		}
 		return nil, false, nil
 	case 1:
@@ -128,8 +125,7 @@ func (e *external) keepOne(ctx context.Context, cr *v1alpha1.IASApplication, app
 		for _, a := range apps {
 			ids = append(ids, a.ID)
 		}
-		return nil, fmt.Errorf("found %d IAS applications named %q (%s), %d of them not created by this provider; expected at most one. "+
-			"None was changed or deleted: remove the extra ones in IAS", len(apps), cr.AppName(), strings.Join(ids, ", "), len(apps)-len(ours))
+		return nil, fmt.Errorf(errNamesakes, len(apps), cr.AppName(), strings.Join(ids, ", "), len(apps)-len(ours))
 	}
 	// The app whose client ID is already published stays; else the oldest.
 	if clientID := e.publishedClientID(ctx, cr); clientID != "" {
@@ -150,7 +146,7 @@ func (e *external) deleteDuplicates(ctx context.Context, cr *v1alpha1.IASApplica
 			continue
 		}
 		if err := e.ias.DeleteApplication(ctx, a.ID); err != nil && !ias.IsNotFound(err) {
-			return fmt.Errorf("cannot delete the duplicate IAS application %s named %q: %w", a.ID, a.Name, err)
+			return fmt.Errorf(errDeleteDuplicate, a.ID, a.Name, err)
 		}
 		e.recorder.Event(cr, event.Normal(reasonDeletedDuplicate, fmt.Sprintf(
 			"Deleted IAS application %s, a second application named %q that this provider created when IAS did not answer a create; application %s is kept",

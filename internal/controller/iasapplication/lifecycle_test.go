@@ -3,12 +3,12 @@ package iasapplication
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -105,6 +105,8 @@ func createdAgo(d time.Duration) func(*v1alpha1.IASApplication) {
 	}
 }
 
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
 func publishedAgo(id string, d time.Duration) func(*v1alpha1.IASApplication) {
 	return func(cr *v1alpha1.IASApplication) {
 		cr.Status.AtProvider.SecretID = id
@@ -139,7 +141,7 @@ func TestObserve(t *testing.T) {
 		exists       bool
 		upToDate     bool
 		lateInit     bool
-		err          string
+		err          error
 		ready        corev1.ConditionStatus
 		externalName string
 		calls        []string
@@ -160,7 +162,7 @@ func TestObserve(t *testing.T) {
 		},
 		"create without answer 10s ago, not listed yet: wait, do not create": {
 			w:   world{cr: newCR(createdAgo(10 * time.Second)), ias: &fakeIAS{}},
-			err: "got no answer, and IAS does not list the application yet",
+			err: fmt.Errorf(errCreateUnanswered, "rt", rfc3339(at.Add(-10*time.Second)), rfc3339(at.Add(-10*time.Second+time.Minute))),
 		},
 		"create without answer 2m ago, still not listed: create again": {
 			w: world{cr: newCR(createdAgo(2 * time.Minute)), ias: &fakeIAS{}},
@@ -186,7 +188,7 @@ func TestObserve(t *testing.T) {
 		"an app of ours and a namesake without the marker: error, nothing deleted": {
 			w: world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{
 				ourApp(appID, at.Add(-time.Hour)), {ID: "theirs", Name: "rt", Type: ias.TypeCharged}}}},
-			err: "1 of them not created by this provider",
+			err: fmt.Errorf(errNamesakes, 2, "rt", appID+", theirs", 1),
 		},
 		"known UUID after a create without answer: a late-listed duplicate of ours deleted": {
 			w: world{cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
@@ -207,7 +209,7 @@ func TestObserve(t *testing.T) {
 		},
 		"not a customer-created app: refused": {
 			w:   world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: "bundled"}}}},
-			err: `is of type "bundled"`,
+			err: fmt.Errorf(errNotCharged, appID, "rt", "bundled"),
 		},
 		"connection Secret lost: not Ready, a new secret needed": {
 			w:      world{cr: newCR(withExternalName(appID)), ias: oneApp(ourSecret("s1", "abcd"))},
@@ -255,17 +257,14 @@ func TestObserve(t *testing.T) {
 			e, _ := tc.w.external(t)
 			cr := tc.w.cr
 			obs, err := e.Observe(context.Background(), cr)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("Observe(): want error containing %q, got %v", tc.err, err)
-				}
+			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
+				t.Fatalf("Observe() error: -want +got:\n%s", diff)
+			}
+			if tc.err != nil {
 				if len(tc.w.ias.calls) > 0 {
 					t.Errorf("Observe() changed IAS after an error: %v", tc.w.ias.calls)
 				}
 				return
-			}
-			if err != nil {
-				t.Fatalf("Observe(): %v", err)
 			}
 			got := [3]bool{obs.ResourceExists, obs.ResourceUpToDate, obs.ResourceLateInitialized}
 			if want := [3]bool{tc.exists, tc.upToDate, tc.lateInit}; got != want {
@@ -490,8 +489,9 @@ func TestCreateAndDelete(t *testing.T) {
 			}), ias: &fakeIAS{},
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				_, err := e.Observe(context.Background(), cr)
-				if err == nil || !strings.Contains(err.Error(), "is not found yet") {
-					t.Errorf("Observe(): want a wait, got %v", err)
+				want := fmt.Errorf(errNotFoundYet, appID, rfc3339(meta.GetExternalCreateSucceeded(cr)))
+				if diff := cmp.Diff(want, err, test.EquateErrors()); diff != "" {
+					t.Errorf("Observe(): want a wait; -want +got:\n%s", diff)
 				}
 				return nil
 			},

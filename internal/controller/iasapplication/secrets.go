@@ -150,7 +150,7 @@ func (e *external) connectionSecret(ctx context.Context, cr *v1alpha1.IASApplica
 	case kerrors.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("cannot get connection Secret %s: %w", ref.Name, err)
+		return nil, fmt.Errorf(errGetConnection, ref.Name, err)
 	}
 	return s, nil
 }
@@ -257,7 +257,7 @@ func (e *external) replaceSecret(ctx context.Context, cr *v1alpha1.IASApplicatio
 	}
 	// Published before anything else happens, so that the runtimes can take it up.
 	if _, err := e.publisher.PublishConnection(ctx, cr, cd); err != nil {
-		return nil, fmt.Errorf("cannot publish the new client secret: %w", err)
+		return nil, fmt.Errorf(errPublish, err)
 	}
 	at := &cr.Status.AtProvider
 	at.SecretPublishedAt = &metav1.Time{Time: e.now()}

@@ -35,7 +35,7 @@ func (u runtimeSecretUsers) NotYetCarrying(ctx context.Context, cr *v1alpha1.IAS
 			// RuntimeSecrets are not installed: nobody carries the secret.
 			return "", nil
 		}
-		return "", fmt.Errorf("cannot list the RuntimeSecrets that use this application: %w", err)
+		return "", fmt.Errorf(errListUsers, err)
 	}
 	conn := ""
 	if ref := cr.GetWriteConnectionSecretToReference(); ref != nil {

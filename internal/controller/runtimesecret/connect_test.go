@@ -42,16 +42,16 @@ func TestConnect(t *testing.T) {
 		},
 		"KubeconfigSecretUnreadable": {
 			get: test.NewMockGetFn(errBoom),
-			err: fmt.Errorf("cannot read the kubeconfig Secret kcp/kubeconfig-rt-1: %w", errBoom),
+			err: fmt.Errorf(errReadKubeconfig, "kcp/kubeconfig-rt-1", errBoom),
 		},
 		"KeyMissing": {
 			get: kubeconfig(map[string][]byte{"other": []byte("x")}),
-			err: fmt.Errorf("the kubeconfig Secret kcp/kubeconfig-rt-1 has no key %q", "config"),
+			err: fmt.Errorf(errKubeconfigKey, "kcp/kubeconfig-rt-1", "config"),
 		},
 		"KubeconfigRefused": {
 			get:     kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
 			clients: RuntimeClientsFn(func([]byte) (corev1client.CoreV1Interface, error) { return nil, errRefused }),
-			err:     fmt.Errorf("the kubeconfig in Secret kcp/kubeconfig-rt-1 (key %q): %w", "config", errRefused),
+			err:     fmt.Errorf(errKubeconfigRefused, "kcp/kubeconfig-rt-1", "config", errRefused),
 		},
 		"Connected": {
 			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),

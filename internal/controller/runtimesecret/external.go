@@ -83,14 +83,14 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RuntimeSecret) (ma
 	case kerrors.IsNotFound(err):
 		return e, nil
 	case err != nil:
-		return nil, fmt.Errorf("cannot read the kubeconfig Secret %s: %w", e.kubeconfig, err)
+		return nil, fmt.Errorf(errReadKubeconfig, e.kubeconfig, err)
 	}
 	data := s.Data[key]
 	if len(data) == 0 {
-		return nil, fmt.Errorf("the kubeconfig Secret %s has no key %q", e.kubeconfig, key)
+		return nil, fmt.Errorf(errKubeconfigKey, e.kubeconfig, key)
 	}
 	if e.runtime, err = c.clients.For(data); err != nil {
-		return nil, fmt.Errorf("the kubeconfig in Secret %s (key %q): %w", e.kubeconfig, key, err)
+		return nil, fmt.Errorf(errKubeconfigRefused, e.kubeconfig, key, err)
 	}
 	return e, nil
 }
@@ -144,10 +144,10 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	case err != nil && deleting && e.giveUp(cr, err):
 		return managed.ExternalObservation{ResourceExists: false}, nil
 	case err != nil:
-		return managed.ExternalObservation{}, fmt.Errorf("cannot read Secret %s/%s on runtime %s: %w%s", ns, name, id, err, e.deletionNote(cr, err))
+		return managed.ExternalObservation{}, fmt.Errorf(errReadOnRuntime, ns, name, id, err, e.deletionNote(cr, err))
 	}
 	if cur.Labels[LabelManagedBy] != ManagedBy {
-		msg := fmt.Sprintf("Secret %s/%s on runtime %s was not created by this provider (it lacks the label %s=%s), so it is left alone: delete it, or add the label to hand it over", ns, name, id, LabelManagedBy, ManagedBy)
+		msg := fmt.Sprintf(errNotOurs, ns, name, id, LabelManagedBy, ManagedBy)
 		if deleting {
 			e.recorder.Event(cr, event.Normal(reasonLeftUnmanaged, msg))
 			return managed.ExternalObservation{ResourceExists: false}, nil
@@ -194,13 +194,13 @@ func (e *external) desired(ctx context.Context, cr *v1alpha1.RuntimeSecret) (map
 		case kerrors.IsNotFound(err):
 			return nil, fmt.Sprintf("the IASApplication %s, which does not exist", p.ApplicationRef.Name), nil
 		case err != nil:
-			return nil, "", fmt.Errorf("cannot read the IASApplication %s: %w", p.ApplicationRef.Name, err)
+			return nil, "", fmt.Errorf(errReadApplication, p.ApplicationRef.Name, err)
 		case !resource.IsConditionTrue(app.GetCondition(xpv2.TypeReady)):
 			return nil, fmt.Sprintf("the IASApplication %s to become Ready", p.ApplicationRef.Name), nil
 		}
 	}
 	if p.CredentialsSecretRef == nil {
-		return nil, "", errors.New("spec.forProvider.credentialsSecretRef is not set and applicationRef resolved to nothing")
+		return nil, "", errors.New(errNoCredentials)
 	}
 	s := &corev1.Secret{}
 	ref := cr.GetNamespace() + "/" + p.CredentialsSecretRef.Name
@@ -209,7 +209,7 @@ func (e *external) desired(ctx context.Context, cr *v1alpha1.RuntimeSecret) (map
 	case kerrors.IsNotFound(err):
 		return nil, fmt.Sprintf("the credentials Secret %s", ref), nil
 	case err != nil:
-		return nil, "", fmt.Errorf("cannot read the credentials Secret %s: %w", ref, err)
+		return nil, "", fmt.Errorf(errReadCredentials, ref, err)
 	}
 	want := make(map[string][]byte, len(iasv1alpha1.ConnectionKeys))
 	var missing []string
@@ -238,10 +238,10 @@ func (e *external) create(ctx context.Context, cr *v1alpha1.RuntimeSecret) error
 	}
 	_, err := e.runtime.Secrets(ns).Create(ctx, s, metav1.CreateOptions{})
 	if kerrors.IsNotFound(err) {
-		return fmt.Errorf("namespace %s does not exist on runtime %s; the provider never creates it, and retries until it exists", ns, cr.Spec.ForProvider.RuntimeID)
+		return fmt.Errorf(errNoNamespace, ns, cr.Spec.ForProvider.RuntimeID)
 	}
 	if err != nil {
-		return fmt.Errorf("cannot create Secret %s/%s on runtime %s: %w", ns, name, cr.Spec.ForProvider.RuntimeID, err)
+		return fmt.Errorf(errCreateOnRuntime, ns, name, cr.Spec.ForProvider.RuntimeID, err)
 	}
 	return nil
 }
@@ -264,7 +264,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 	s.Data, s.StringData = e.want, nil
 	s.Labels[LabelManagedBy] = ManagedBy
 	if _, err := e.runtime.Secrets(ns).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
-		return managed.ExternalUpdate{}, fmt.Errorf("cannot update Secret %s/%s on runtime %s: %w", ns, name, id, err)
+		return managed.ExternalUpdate{}, fmt.Errorf(errUpdateOnRuntime, ns, name, id, err)
 	}
 	// Reported at once: the IASApplication retires its older secret only once
 	// every runtime carries the new one.
@@ -288,7 +288,7 @@ func (e *external) delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) error
 	case meta.WasDeleted(cr) && e.giveUp(cr, err):
 		return nil
 	}
-	return fmt.Errorf("cannot delete Secret %s/%s on runtime %s: %w%s", ns, name, cr.Spec.ForProvider.RuntimeID, err, e.deletionNote(cr, err))
+	return fmt.Errorf(errDeleteOnRuntime, ns, name, cr.Spec.ForProvider.RuntimeID, err, e.deletionNote(cr, err))
 }
 
 // giveUp tells whether a deletion stops waiting for a runtime that does not
@@ -310,7 +310,7 @@ func (e *external) deletionNote(cr *v1alpha1.RuntimeSecret, err error) string {
 	if !meta.WasDeleted(cr) || !breaker.IsTargetFailure(err) {
 		return ""
 	}
-	return fmt.Sprintf("; if the runtime stays unreachable, the deletion completes at %s without removing the Secret",
+	return fmt.Sprintf(noteDeletion,
 		cr.GetDeletionTimestamp().Add(e.unreachableDeletion).UTC().Format(time.RFC3339))
 }
 

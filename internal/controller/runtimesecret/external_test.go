@@ -2,12 +2,15 @@ package runtimesecret
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -103,7 +106,7 @@ func TestObserve(t *testing.T) {
 		noRuntime bool // the kubeconfig Secret is missing
 		exists    bool
 		upToDate  bool
-		err       string
+		err       error
 		ready     corev1.ConditionStatus
 		readyMsg  string
 	}{
@@ -123,7 +126,7 @@ func TestObserve(t *testing.T) {
 		"Drifted": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(ours, withData(creds, "client_secret", "OLD"))},
 			exists: true, ready: corev1.ConditionFalse, readyMsg: "differs (data client_secret); restoring it"},
 		"NotOurs": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(nil, creds)},
-			err: "was not created by this provider", ready: corev1.ConditionFalse, readyMsg: "it is left alone"},
+			err: errors.New(fmt.Sprintf(errNotOurs, "kyma-system", "eventing-webhook-auth", "rt-1", LabelManagedBy, ManagedBy)), ready: corev1.ConditionFalse, readyMsg: "it is left alone"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -137,8 +140,8 @@ func TestObserve(t *testing.T) {
 				e.runtime = fake.NewClientset(tc.onRuntime...).CoreV1()
 			}
 			obs, err := e.Observe(context.Background(), tc.cr)
-			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
-				t.Fatalf("error %v, want %q", err, tc.err)
+			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
+				t.Fatalf("Observe() error: -want +got:\n%s", diff)
 			}
 			if obs.ResourceExists != tc.exists || obs.ResourceUpToDate != tc.upToDate {
 				t.Errorf("exists %v upToDate %v, want %v %v", obs.ResourceExists, obs.ResourceUpToDate, tc.exists, tc.upToDate)
@@ -179,16 +182,19 @@ func (r *events) WithAnnotations(...string) event.Recorder { return r }
 func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
 	deletedAt := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	unreachable := &breaker.Error{Kind: breaker.Runtime, Target: "rt:443", Cause: "timeout", Next: deletedAt}
+	forbidden := kerrors.NewForbidden(corev1.Resource("secrets"), "x", nil)
 	cases := map[string]struct {
 		err     error
 		after   time.Duration
 		exists  bool
-		wantErr string
+		wantErr error
 		event   string
 	}{
-		"runtime unreachable, within the time": {err: unreachable, after: 30 * time.Minute, wantErr: "the deletion completes at 2026-01-01T13:00:00Z"},
-		"runtime unreachable, time is up":      {err: unreachable, after: time.Hour, event: string(reasonGaveUpOnRuntime)},
-		"runtime answers an error":             {err: kerrors.NewForbidden(corev1.Resource("secrets"), "x", nil), after: 2 * time.Hour, wantErr: "forbidden"},
+		"runtime unreachable, within the time": {err: unreachable, after: 30 * time.Minute,
+			wantErr: fmt.Errorf(errReadOnRuntime, "kyma-system", "eventing-webhook-auth", "rt-1", unreachable, fmt.Sprintf(noteDeletion, "2026-01-01T13:00:00Z"))},
+		"runtime unreachable, time is up": {err: unreachable, after: time.Hour, event: string(reasonGaveUpOnRuntime)},
+		"runtime answers an error": {err: forbidden, after: 2 * time.Hour,
+			wantErr: fmt.Errorf(errReadOnRuntime, "kyma-system", "eventing-webhook-auth", "rt-1", forbidden, "")},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -200,8 +206,8 @@ func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
 			cr := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp", DeletionTimestamp: &metav1.Time{Time: deletedAt}},
 				Spec: v1alpha1.RuntimeSecretSpec{ForProvider: v1alpha1.RuntimeSecretParameters{RuntimeID: "rt-1"}}}
 			obs, err := e.Observe(context.Background(), cr)
-			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			if diff := cmp.Diff(tc.wantErr, err, test.EquateErrors()); diff != "" {
+				t.Fatalf("Observe() error: -want +got:\n%s", diff)
 			}
 			if obs.ResourceExists != tc.exists {
 				t.Errorf("exists %v, want %v", obs.ResourceExists, tc.exists)
