@@ -96,8 +96,9 @@ func main() {
 	exitOn(apis.AddToScheme(scheme), "cannot add provider APIs to scheme")
 	exitOn(apiextensionsv1.AddToScheme(scheme), "cannot add CRDs to scheme")
 
-	// Each new runtime takes about seven writes; crossplane-runtime's 5 x
-	// --max-reconcile-rate (50/s) held a bring-up back more than IAS did.
+	// Each new runtime takes several writes; crossplane-runtime's 5 x
+	// --max-reconcile-rate held a bring-up back more than IAS did (the API
+	// writes per runtime are in docs/performance.md).
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = float32(*kubeQPS), int(2**kubeQPS)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{

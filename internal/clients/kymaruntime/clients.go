@@ -22,14 +22,15 @@ const (
 	// seconds: a new runtime's reconciles follow each other within seconds, a
 	// poll comes minutes later, when at thousands of runtimes no size short of
 	// all of them would still hold its client. A client holds its parsed TLS
-	// material (about 80 KiB).
+	// material.
 	DefaultCacheSize = 100
 	DefaultTimeout   = 10 * time.Second
 	// DefaultIdleTimeout closes a runtime connection right after a reconcile's
 	// calls, which follow each other within milliseconds; the next reconcile of
 	// that runtime comes seconds or minutes later. Each open connection holds
-	// about 150 KiB (TLS and HTTP buffers), so connections kept open for seconds
-	// at hundreds of reconciles per second were the provider's largest memory.
+	// TLS and HTTP buffers, so connections kept open for seconds at hundreds of
+	// reconciles per second were the provider's largest memory
+	// (docs/performance.md, Memory).
 	DefaultIdleTimeout = time.Second
 	// DefaultConnectTimeout bounds the TCP connect and the TLS handshake: a
 	// healthy API server completes both in well under a second, while a runtime

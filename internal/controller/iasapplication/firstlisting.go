@@ -19,8 +19,8 @@ import (
 )
 
 // A start observes every IASApplication once, and each observe reads its
-// tenant's listing, which IAS pages out one page after the other (10,000 apps:
-// 100 pages, 10 s at 100 ms each). So a start lists every tenant at once, while
+// tenant's listing, which IAS pages out one page of a hundred apps after the
+// other, each a round trip. So a start lists every tenant at once, while
 // the caches fill, and each resource is observed as soon as a page shows its
 // app, instead of all of them after the last page.
 

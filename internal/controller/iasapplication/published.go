@@ -12,7 +12,8 @@ import (
 
 // published lists, for the secret metrics, the published secret of every
 // IASApplication in the manager's cache as its status records it. The objects
-// are not copied: at 10,000 resources every scrape would otherwise copy them.
+// are not copied: at thousands of resources every scrape would otherwise copy
+// them all.
 func published(kube client.Reader, now func() time.Time) secretmetrics.Source {
 	return func(ctx context.Context) ([]secretmetrics.Published, error) {
 		l := &v1alpha1.IASApplicationList{}

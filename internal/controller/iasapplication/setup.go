@@ -26,7 +26,7 @@ const DefaultSecretCheck = time.Hour
 
 // DefaultInventoryAge is how old the listing of all the tenant's apps that polls
 // read may be. An app deleted or changed in IAS is found within the poll
-// interval plus this; listing 10,000 apps every 30s costs about 3 requests/s.
+// interval plus this; each listing costs a request per hundred apps.
 const DefaultInventoryAge = 30 * time.Second
 
 // SetupGated adds the IASApplication controller once its CRD and the
