@@ -27,6 +27,7 @@ import (
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
@@ -124,7 +125,11 @@ func seedOne(ctx context.Context, id string, now time.Time, i int) error {
 	app.Status.AtProvider = iasv1alpha1.IASApplicationObservation{ID: appID, ClientID: stored.ClientID,
 		TokenURL: sim.URL + "/oauth2/token", CertsURL: sim.URL + "/oauth2/certs",
 		SecretID: secret.ID, SecretHint: secret.Hint, SecretPublishedAt: &published, SecretsCheckedAt: &checked}
-	app.SetConditions(xpv2.Available().WithObservedGeneration(app.Generation), xpv2.ReconcileSuccess().WithObservedGeneration(app.Generation))
+	// Every condition a long-running provider has set, so that the restart
+	// finds nothing to write.
+	app.SetConditions(xpv2.Available().WithObservedGeneration(app.Generation), xpv2.ReconcileSuccess().WithObservedGeneration(app.Generation),
+		xpv2.Condition{Type: iasapplication.TypeCertsURL, Status: corev1.ConditionTrue, Reason: iasapplication.ReasonFitsIssuer,
+			LastTransitionTime: metav1.Now(), ObservedGeneration: app.Generation})
 	if err := mgmt.Status().Update(ctx, app); err != nil {
 		return err
 	}

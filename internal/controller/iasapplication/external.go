@@ -38,6 +38,12 @@ const (
 // <issuer>/oauth2/certs, as the eventing manager on each runtime needs it.
 const TypeCertsURL xpv2.ConditionType = "CertsURLFitsIssuer"
 
+// Reasons of the TypeCertsURL condition.
+const (
+	ReasonFitsIssuer     xpv2.ConditionReason = "FitsIssuer"
+	ReasonNotUnderIssuer xpv2.ConditionReason = "NotUnderIssuer"
+)
+
 // shared is what the connector hands to every external client it makes.
 type shared struct {
 	kube      client.Client
@@ -120,10 +126,10 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 // token. The credentials are published all the same; the fix is the tenant's.
 func (e *external) checkCertsURL(cr *v1alpha1.IASApplication, ep ias.Endpoints) {
 	old := cr.GetCondition(TypeCertsURL)
-	c := xpv2.Condition{Type: TypeCertsURL, Status: corev1.ConditionTrue, Reason: "FitsIssuer", LastTransitionTime: metav1.Now()}
+	c := xpv2.Condition{Type: TypeCertsURL, Status: corev1.ConditionTrue, Reason: ReasonFitsIssuer, LastTransitionTime: metav1.Now()}
 	if !ep.CertsURLFitsIssuer() {
 		msg := fmt.Sprintf("The tenant's jwks_uri %s is not its issuer %q plus /oauth2/certs: Kyma's eventing manager derives the issuer from certs_url, so the runtime's APIRules would reject every token. Use the tenant's default domain as the ProviderConfig's url (a custom domain's well-known document names other URLs)", ep.CertsURL, ep.Issuer)
-		c.Status, c.Reason, c.Message = corev1.ConditionFalse, "NotUnderIssuer", msg
+		c.Status, c.Reason, c.Message = corev1.ConditionFalse, ReasonNotUnderIssuer, msg
 		if old.Status != corev1.ConditionFalse {
 			e.recorder.Event(cr, event.Warning(reasonCertsURL, errors.New(msg)))
 		}
