@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/utils/lru"
 	"software.sslmate.com/src/go-pkcs12"
 )
 
@@ -27,43 +28,63 @@ type ClientCert struct {
 // ParseClientCertPEM reads a PEM certificate (chain) and its PEM key, as a
 // kubernetes.io/tls Secret holds them. Errors never quote the input.
 func ParseClientCertPEM(certPEM, keyPEM []byte) (*ClientCert, error) {
-	c, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		return nil, errors.New("not a PEM certificate with its matching PEM private key")
-	}
-	return newClientCert(c, certPEM, keyPEM)
+	return parseOnce(func() (tls.Certificate, error) {
+		c, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			return c, errors.New("not a PEM certificate with its matching PEM private key")
+		}
+		return c, nil
+	}, []byte("pem"), certPEM, keyPEM)
 }
 
 // ParseClientCertPKCS12 reads a PKCS#12 bundle (as IAS hands out for a system
 // administrator) with its password. Errors never quote the input.
 func ParseClientCertPKCS12(bundle []byte, password string) (*ClientCert, error) {
-	key, leaf, chain, err := pkcs12.DecodeChain(bundle, password)
-	if err != nil {
-		return nil, errors.New("not a PKCS#12 bundle with a certificate and private key that this password opens")
-	}
-	c := tls.Certificate{Certificate: [][]byte{leaf.Raw}, PrivateKey: key, Leaf: leaf}
-	for _, ca := range chain {
-		c.Certificate = append(c.Certificate, ca.Raw)
-	}
-	return newClientCert(c, bundle, []byte(password))
+	return parseOnce(func() (tls.Certificate, error) {
+		key, leaf, chain, err := pkcs12.DecodeChain(bundle, password)
+		if err != nil {
+			return tls.Certificate{}, errors.New("not a PKCS#12 bundle with a certificate and private key that this password opens")
+		}
+		c := tls.Certificate{Certificate: [][]byte{leaf.Raw}, PrivateKey: key, Leaf: leaf}
+		for _, ca := range chain {
+			c.Certificate = append(c.Certificate, ca.Raw)
+		}
+		return c, nil
+	}, []byte("pkcs12"), bundle, []byte(password))
 }
 
-func newClientCert(c tls.Certificate, raw ...[]byte) (*ClientCert, error) {
-	leaf := c.Leaf
-	if leaf == nil {
-		var err error
-		if leaf, err = x509.ParseCertificate(c.Certificate[0]); err != nil {
-			return nil, errors.New("the certificate cannot be parsed")
-		}
-		c.Leaf = leaf
-	}
+// parsedCerts holds the certificates parsed last, by the digest of what they
+// were parsed from. The credentials Secret is read on every reconcile of every
+// resource that uses it, and opening a PKCS#12 bundle derives its key from the
+// password each time, where hashing the input to find it again costs a small
+// part of that (make bench: BenchmarkParseClientCert). Each ProviderConfig has
+// one certificate, two around a renewal, so a small LRU holds them all.
+var parsedCerts = lru.New(64)
+
+// parseOnce parses with parse, unless the same input (raw) was parsed before.
+// A ClientCert is never changed once made, so one serves every caller.
+func parseOnce(parse func() (tls.Certificate, error), raw ...[]byte) (*ClientCert, error) {
 	h := sha256.New()
 	for _, r := range raw {
 		h.Write(r)
 		h.Write([]byte{0})
 	}
-	return &ClientCert{Certificate: c, Subject: leaf.Subject.String(), NotAfter: leaf.NotAfter,
-		digest: hex.EncodeToString(h.Sum(nil))}, nil
+	digest := hex.EncodeToString(h.Sum(nil))
+	if c, ok := parsedCerts.Get(digest); ok {
+		return c.(*ClientCert), nil //nolint:forcetypeassert // Only *ClientCert is added.
+	}
+	c, err := parse()
+	if err != nil {
+		return nil, err
+	}
+	if c.Leaf == nil {
+		if c.Leaf, err = x509.ParseCertificate(c.Certificate[0]); err != nil {
+			return nil, errors.New("the certificate cannot be parsed")
+		}
+	}
+	cc := &ClientCert{Certificate: c, Subject: c.Leaf.Subject.String(), NotAfter: c.Leaf.NotAfter, digest: digest}
+	parsedCerts.Add(digest, cc)
+	return cc, nil
 }
 
 // CheckValidity refuses a certificate outside its validity period: IAS would
