@@ -14,8 +14,7 @@ type Config struct {
 	// IAS hands out the tenants' clients and knows which credentials IAS
 	// rejected.
 	IAS *ias.Pool
-	// Inventories lists each tenant's apps for the polls, over IAS's clients;
-	// Defaulted: one with unregistered metrics.
+	// Inventories lists each tenant's apps for the polls, over IAS's clients.
 	Inventories *inventory.Tenants
 	// ListSettle bounds how long IAS's lists may lag behind a create.
 	ListSettle time.Duration
@@ -38,9 +37,6 @@ func (c Config) Defaulted(poll time.Duration) Config {
 	}
 	if poll > 0 {
 		c.InventoryAge = min(c.InventoryAge, poll)
-	}
-	if c.Inventories == nil && c.IAS != nil {
-		c.Inventories = inventory.New(c.IAS, nil)
 	}
 	if c.SecretCheck <= 0 {
 		c.SecretCheck = DefaultSecretCheck

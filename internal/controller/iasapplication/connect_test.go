@@ -21,7 +21,8 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 )
 
-// tenantClients is a TenantClients and Logons of fixed answers.
+// tenantClients answers as TenantClients and Logons, through their function
+// adapters, and records the tenant asked for.
 type tenantClients struct {
 	client   inventory.Client
 	err      error
@@ -29,11 +30,13 @@ type tenantClients struct {
 	got      ias.Tenant
 }
 
-func (f *tenantClients) Client(t ias.Tenant) (inventory.Client, error) {
-	f.got = t
-	return f.client, f.err
+func (f *tenantClients) clients() TenantClientsFn {
+	return func(t ias.Tenant) (inventory.Client, error) { f.got = t; return f.client, f.err }
 }
-func (f *tenantClients) Rejected(ias.Tenant) (time.Time, bool) { return at, f.rejected }
+
+func (f *tenantClients) logons() LogonsFn {
+	return func(ias.Tenant) (time.Time, bool) { return at, f.rejected }
+}
 
 func TestConnect(t *testing.T) {
 	errBoom := errors.New("boom")
@@ -91,7 +94,7 @@ func TestConnect(t *testing.T) {
 				pool = &tenantClients{}
 			}
 			log := &eventLog{}
-			c := &connector{shared: shared{kube: &test.MockClient{MockGet: tc.get}, recorder: log}, usage: usage, clients: pool, logons: pool}
+			c := &connector{shared: shared{kube: &test.MockClient{MockGet: tc.get}, recorder: log}, usage: usage, clients: pool.clients(), logons: pool.logons()}
 			cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "kcp"}}
 			cr.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: apisv1alpha1.ClusterProviderConfigKind, Name: "default"})
 			_, err := c.Connect(context.Background(), cr)
