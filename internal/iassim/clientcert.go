@@ -19,18 +19,14 @@ func peerCert(r *http.Request) *x509.Certificate {
 // of the mapped subject. Anything else is a failed logon (401), as a wrong
 // password is.
 func (s *Server) certAccepted(r *http.Request, c *x509.Certificate) bool {
-	if len(s.opts.ClientCA) == 0 {
-		return false
-	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM(s.opts.ClientCA) {
+	if s.clientRoots == nil {
 		return false
 	}
 	inter := x509.NewCertPool()
 	for _, ic := range r.TLS.PeerCertificates[1:] {
 		inter.AddCert(ic)
 	}
-	if _, err := c.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, CurrentTime: time.Now(),
+	if _, err := c.Verify(x509.VerifyOptions{Roots: s.clientRoots, Intermediates: inter, CurrentTime: time.Now(),
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
 		return false
 	}

@@ -9,6 +9,7 @@ package iassim
 import (
 	"bufio"
 	"crypto/subtle"
+	"crypto/x509"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -62,6 +63,8 @@ type RequestRecord struct {
 // Server is the simulated tenant.
 type Server struct {
 	opts Options
+	// clientRoots is opts.ClientCA parsed; nil: no certificate is accepted.
+	clientRoots *x509.CertPool
 
 	mu            sync.Mutex
 	username      string
@@ -95,15 +98,20 @@ func New(opts Options) *Server {
 	if opts.HoldFor == 0 {
 		opts.HoldFor = 30 * time.Second
 	}
+	var roots *x509.CertPool
+	if pool := x509.NewCertPool(); pool.AppendCertsFromPEM(opts.ClientCA) {
+		roots = pool
+	}
 	return &Server{
-		opts:     opts,
-		username: opts.Username,
-		password: opts.Password,
-		latency:  opts.Latency,
-		listLag:  opts.ListLag,
-		apps:     map[string]*App{},
-		limiters: map[string]*rate.Limiter{},
-		stats:    map[string]map[int]int{},
+		opts:        opts,
+		clientRoots: roots,
+		username:    opts.Username,
+		password:    opts.Password,
+		latency:     opts.Latency,
+		listLag:     opts.ListLag,
+		apps:        map[string]*App{},
+		limiters:    map[string]*rate.Limiter{},
+		stats:       map[string]map[int]int{},
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // EventingAuth and everything composed for it, as a person would run it.
 func (s *Stack) TraceCommand(id string) []string {
 	return []string{filepath.Join(s.o.Tools, "crossplane"), "resource", "trace", "-n", KCPNamespace,
-		"eventingauths.composite.eventingauth.kyma-project.io/" + id}
+		crdEventingAuth + "/" + id}
 }
 
 // TraceNode is one resource in the trace's tree, with its conditions.
