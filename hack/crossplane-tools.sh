@@ -1,17 +1,15 @@
 #!/usr/bin/env bash
-# Builds the Crossplane CLI, crane, Crossplane core and the composition functions
-# from the Go module proxy (no Docker, no release downloads) into a cache outside
+# Builds the Crossplane CLI, crane and Crossplane core from the Go module proxy (no Docker, no release downloads) into a cache outside
 # the repo and prints the directory. A second run with the same versions and
 # go.sum files is a no-op.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 core_version=v2.4.2
-mapfile -t functions < <(grep -v '^#' "$here/functions.txt")
-sum=$(cat "$here"/crossplane/go.{mod,sum} "$here"/crossplane-core/go.{mod,sum} <(printf '%s\n' "${functions[@]}") | sha256sum | cut -c1-12)
+sum=$(cat "$here"/crossplane/go.{mod,sum} "$here"/crossplane-core/go.{mod,sum} | sha256sum | cut -c1-12)
 cache_root=${XPKG_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-eventing-auth/crossplane}
 out="$cache_root/$sum"
-bins=(crossplane crane crossplane-core function-go-templating function-auto-ready)
+bins=(crossplane crane crossplane-core)
 # Crossplane's own CRDs (cluster/crds of the core module built below) come along,
 # for running core against a local API server.
 
@@ -25,7 +23,7 @@ fi
 
 mkdir -p "$out.tmp"
 export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOTOOLCHAIN=local
-echo "building the Crossplane CLI, crane, Crossplane core $core_version and functions (first time: several minutes)" >&2
+echo "building the Crossplane CLI, crane and Crossplane core $core_version (first time: several minutes)" >&2
 (cd "$here/crossplane" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/crossplane" github.com/crossplane/cli/v2/cmd/crossplane)
 (cd "$here/crossplane" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/crane" github.com/google/go-containerregistry/cmd/crane)
 (cd "$here/crossplane-core" && go build -trimpath \
@@ -37,11 +35,5 @@ core_dir=$(cd "$here/crossplane-core" && go mod download -json "github.com/cross
 [[ -d "$core_dir/cluster/crds" ]] || { echo "no cluster/crds in Crossplane core $core_version ($core_dir)" >&2; exit 1; }
 mkdir -p "$out.tmp/crds"
 cp "$core_dir"/cluster/crds/*.yaml "$out.tmp/crds/"
-# Functions build in their own module directories, with their own go.sum.
-for f in "${functions[@]}"; do
-  dir=$(go mod download -json "$f" | sed -n 's/.*"Dir": "\(.*\)",/\1/p')
-  name=$(basename "${f%@*}")
-  (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/$name" .)
-done
 rm -rf "$out" && mv "$out.tmp" "$out"
 echo "$out"

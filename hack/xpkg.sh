@@ -2,10 +2,10 @@
 # Builds the Crossplane packages offline and prints their directory:
 # - the provider package (package/, with a runtime image made without Docker
 #   embedded; the binary reports VERSION),
-# - the Configuration package (package/configuration),
-# - the composition functions' packages, from their modules' package/ directories
-#   (hack/functions.txt), so that a registry on loopback can serve every
-#   dependency of the Configuration.
+# - the composition function's package (function/package, with its runtime
+#   image embedded the same way; the binary is also left here for
+#   `crossplane render`),
+# - the Configuration package (package/configuration), which depends on both.
 # packages.txt in that directory names each file and the reference it is
 # published as. VERSION (default v0.1.0-dev) tags the provider and the
 # Configuration; XPKG_OUT (default _output/xpkg) is where they go.
@@ -24,20 +24,17 @@ CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w -X main
 "$tools/crossplane" xpkg build --package-root="$root/package" --ignore='configuration/*' \
   --examples-root="$root/examples" --embed-runtime-image-tarball="$out/provider-image.tar" \
   --package-file="$out/provider-eventing-auth.xpkg" >&2
+(cd "$root/function" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOWORK=off go build -trimpath -ldflags "-s -w" -o "$out/function-eventing-auth" .)
+(cd "$root/hack/crossplane" && GOWORK=off GOFLAGS=-mod=readonly go run ./image --binary "$out/function-eventing-auth" \
+  --path usr/local/bin/function --tag "ghcr.io/kyma-project/function-eventing-auth:$version" --output "$out/function-image.tar")
+"$tools/crossplane" xpkg build --package-root="$root/function/package" \
+  --embed-runtime-image-tarball="$out/function-image.tar" --package-file="$out/function-eventing-auth.xpkg" >&2
 "$tools/crossplane" xpkg build --package-root="$root/package/configuration" --ignore='testdata/*' \
   --examples-root="$root/examples/configuration" --package-file="$out/configuration-eventing-auth.xpkg" >&2
 {
   echo "provider-eventing-auth.xpkg ghcr.io/kyma-project/provider-eventing-auth:$version"
+  echo "function-eventing-auth.xpkg ghcr.io/kyma-project/function-eventing-auth:$version"
   echo "configuration-eventing-auth.xpkg ghcr.io/kyma-project/configuration-eventing-auth:$version"
 } >"$out/packages.txt.tmp"
-
-# The functions' packages carry no runtime image: where they run is the
-# package runtime's business (local processes here).
-while read -r f; do
-  dir=$(cd "$root/hack/crossplane" && GOWORK=off go mod download -json "$f" | sed -n 's/.*"Dir": "\(.*\)",/\1/p')
-  name=$(basename "${f%@*}")
-  "$tools/crossplane" xpkg build --package-root="$dir/package" --package-file="$out/$name.xpkg" >&2
-  echo "$name.xpkg xpkg.crossplane.io/crossplane-contrib/$name:${f#*@}" >>"$out/packages.txt.tmp"
-done < <(grep -v '^#' "$root/hack/functions.txt")
 mv "$out/packages.txt.tmp" "$out/packages.txt"
 echo "$out"

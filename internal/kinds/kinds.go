@@ -23,6 +23,17 @@ var (
 // LabelGlobalAccount on a Kyma CR names its global account.
 const LabelGlobalAccount = "kyma-project.io/global-account-id"
 
+// Annotations on an EventingAuth that its composition function reads; the
+// migration from eventing-auth-manager sets them.
+const (
+	// AnnotationApplicationID is the UUID of the app to take over; it becomes
+	// the IASApplication's external name, and is removed once migrated.
+	AnnotationApplicationID = "eventingauth.kyma-project.io/application-id"
+	// AnnotationSecretDescription is the marker of the app's secrets; it stays,
+	// so that the provider keeps recognising the secret it took over.
+	AnnotationSecretDescription = "eventingauth.kyma-project.io/secret-description"
+)
+
 // XRPollInterval is how often Crossplane core re-runs each EventingAuth's
 // composition when nothing changed (annotation crossplane.io/poll-interval).
 // Core watches the composed resources (realtime compositions), so its poll is

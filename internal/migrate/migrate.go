@@ -31,16 +31,6 @@ const (
 	OperatorSecretDescription = "eventing-auth-manager"
 )
 
-// Annotations on an EventingAuth composite that its Composition reads.
-const (
-	// AnnotationApplicationID is the UUID of the app to take over; it becomes
-	// the IASApplication's external name, and is removed once migrated.
-	AnnotationApplicationID = "eventingauth.kyma-project.io/application-id"
-	// AnnotationSecretDescription is the marker of the app's secrets; it stays,
-	// so that the provider keeps recognising the secret it took over.
-	AnnotationSecretDescription = "eventingauth.kyma-project.io/secret-description"
-)
-
 // fieldOwner owns what the migration applies to an EventingAuth.
 const fieldOwner = "eventing-auth-migrate"
 

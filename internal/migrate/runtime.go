@@ -89,7 +89,7 @@ func (s *state) readProviderObjects(ctx context.Context, o Options) (string, err
 	xr.SetGroupVersionKind(kinds.EventingAuth)
 	switch err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.id}, xr); {
 	case err == nil:
-		if xr.GetAnnotations()[AnnotationSecretDescription] != OperatorSecretDescription {
+		if xr.GetAnnotations()[kinds.AnnotationSecretDescription] != OperatorSecretDescription {
 			return fmt.Sprintf("the provider already keeps an EventingAuth %s/%s that no migration prepared; it may have given the runtime new credentials", o.Namespace, s.id), nil
 		}
 		s.xr = xr
@@ -253,9 +253,9 @@ func (s *state) prepare(ctx context.Context, o Options) error {
 // migration's annotations; withApp names the app to take over.
 func (s *state) applyComposite(ctx context.Context, o Options, withApp bool) error {
 	xr := kinds.DesiredEventingAuth(s.kyma)
-	ann := map[string]string{AnnotationSecretDescription: OperatorSecretDescription}
+	ann := map[string]string{kinds.AnnotationSecretDescription: OperatorSecretDescription}
 	if withApp {
-		ann[AnnotationApplicationID] = s.app.ID
+		ann[kinds.AnnotationApplicationID] = s.app.ID
 	}
 	xr.SetAnnotations(ann)
 	if err := o.Kube.Apply(ctx, client.ApplyConfigurationFromUnstructured(xr), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {

@@ -155,8 +155,7 @@ func TestConfigurationPackage(t *testing.T) {
 	}
 	slices.Sort(deps)
 	want := []string{
-		"function xpkg.crossplane.io/crossplane-contrib/function-auto-ready",
-		"function xpkg.crossplane.io/crossplane-contrib/function-go-templating",
+		"function ghcr.io/kyma-project/function-eventing-auth",
 		"provider ghcr.io/kyma-project/provider-eventing-auth",
 	}
 	if !slices.Equal(deps, want) {

@@ -4,33 +4,25 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
-// functions writes the Functions the Composition names, each pointing at a
-// locally running function.
+// functions writes the Function the Composition names, pointing at the
+// composition function running locally.
 func functions(t *testing.T) string {
 	t.Helper()
-	var b strings.Builder
-	for _, f := range []struct{ name, binary string }{
-		{"crossplane-contrib-function-go-templating", "function-go-templating"},
-		{"crossplane-contrib-function-auto-ready", "function-auto-ready"},
-	} {
-		fmt.Fprintf(&b, `---
-apiVersion: pkg.crossplane.io/v1
+	fn := fmt.Sprintf(`apiVersion: pkg.crossplane.io/v1
 kind: Function
 metadata:
-  name: %s
+  name: kyma-project-function-eventing-auth
   annotations:
     render.crossplane.io/runtime: Development
     render.crossplane.io/runtime-development-target: %s
 spec:
-  package: xpkg.crossplane.io/crossplane-contrib/%s
-`, f.name, startFunction(t, f.binary), f.binary)
-	}
+  package: ghcr.io/kyma-project/function-eventing-auth
+`, startFunction(t, filepath.Join(os.Getenv("XPKG_DIR"), "function-eventing-auth")))
 	path := filepath.Join(t.TempDir(), "functions.yaml")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(fn), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -62,6 +54,15 @@ func TestCompositionRender(t *testing.T) {
 				t.Fatalf("render failed: %v\n%s", err, stderr)
 			}
 			golden(t, tc.golden, out)
-		})
+			// The function writes the provider's kinds out by name: what it
+			// composes must be valid against the provider's CRDs.
+			rendered := filepath.Join(t.TempDir(), "rendered.yaml")
+			if err := os.WriteFile(rendered, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			vout, verr, err := crossplane(t, "resource", "validate", extensions(), rendered, "--crossplane-image=", "--error-on-missing-schemas")
+			if err != nil {
+				t.Fatalf("the rendered resources do not validate against the CRDs: %v\n%s%s", err, vout, verr)
+			}
 	}
 }

@@ -17,14 +17,15 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// tools is the directory with crossplane, crossplane-core and the functions.
+// tools is the directory with crossplane and crossplane-core; the packages
+// and the composition function's binary are in $XPKG_DIR.
 var tools string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
 	tools = os.Getenv("CROSSPLANE_TOOLS")
 	if tools == "" || os.Getenv("XPKG_DIR") == "" {
-		fmt.Fprintln(os.Stderr, "CROSSPLANE_TOOLS and XPKG_DIR are not set: run `make test`, which builds the Crossplane CLI, core, functions and packages first")
+		fmt.Fprintln(os.Stderr, "CROSSPLANE_TOOLS and XPKG_DIR are not set: run `make test`, which builds the Crossplane CLI, core, the packages and the composition function first")
 		os.Exit(1)
 	}
 	os.Exit(m.Run())
@@ -48,7 +49,7 @@ func crossplane(t *testing.T, args ...string) (string, string, error) {
 
 // startFunction runs a composition function locally without TLS and returns its
 // address.
-func startFunction(t *testing.T, name string) string {
+func startFunction(t *testing.T, binary string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -56,7 +57,7 @@ func startFunction(t *testing.T, name string) string {
 	}
 	addr := l.Addr().String()
 	_ = l.Close()
-	cmd := exec.Command(filepath.Join(tools, name), "--insecure", "--address="+addr)
+	cmd := exec.Command(binary, "--insecure", "--address="+addr)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -69,7 +70,7 @@ func startFunction(t *testing.T, name string) string {
 			return addr
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s did not listen on %s: %v", name, addr, err)
+			t.Fatalf("%s did not listen on %s: %v", binary, addr, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -153,7 +153,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 		if r.broken == healthy || r.broken == interruptedBefore {
 			xr := composite(r.id)
 			g.Expect(s.Kube.Get(ctx, client.ObjectKeyFromObject(xr), xr)).To(Succeed())
-			g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(migrate.AnnotationApplicationID, r.appID))
+			g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(kinds.AnnotationApplicationID, r.appID))
 		}
 	}
 

@@ -1,5 +1,6 @@
-// Command image makes the provider's runtime image without Docker: an empty base,
-// one layer with the provider binary and the machine's CA bundle (IAS is reached
+// Command image makes a runtime image (the provider's or the composition
+// function's) without Docker: an empty base,
+// one layer with the binary and the machine's CA bundle (IAS is reached
 // over verified TLS), run as a non-root user. It writes a tarball for
 // `crossplane xpkg build --embed-runtime-image-tarball`.
 package main
@@ -20,18 +21,19 @@ import (
 )
 
 func main() {
-	binary := flag.String("binary", "", "The provider binary (linux/amd64).")
+	binary := flag.String("binary", "", "The binary (linux/amd64): the provider's or the composition function's.")
+	path := flag.String("path", "usr/local/bin/provider", "Where the binary goes in the image; it is the entrypoint.")
 	caBundle := flag.String("ca-bundle", "/etc/ssl/certs/ca-certificates.crt", "CA certificates to put at /etc/ssl/certs/ca-certificates.crt.")
 	tag := flag.String("tag", "ghcr.io/kyma-project/provider-eventing-auth:dev", "The image's name in the tarball.")
 	out := flag.String("output", "", "Where to write the image tarball.")
 	flag.Parse()
-	if err := build(*binary, *caBundle, *tag, *out); err != nil {
+	if err := build(*binary, *path, *caBundle, *tag, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
 		os.Exit(1)
 	}
 }
 
-func build(binary, caBundle, tag, out string) error {
+func build(binary, path, caBundle, tag, out string) error {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	// A fixed time keeps the layer's digest the same for the same binary.
@@ -44,7 +46,7 @@ func build(binary, caBundle, tag, out string) error {
 	for _, f := range []struct {
 		from, to string
 		mode     int64
-	}{{binary, "usr/local/bin/provider", 0o755}, {caBundle, "etc/ssl/certs/ca-certificates.crt", 0o644}} {
+	}{{binary, path, 0o755}, {caBundle, "etc/ssl/certs/ca-certificates.crt", 0o644}} {
 		b, err := os.ReadFile(f.from)
 		if err != nil {
 			return err
@@ -73,7 +75,7 @@ func build(binary, caBundle, tag, out string) error {
 	}
 	cfg = cfg.DeepCopy()
 	cfg.Architecture, cfg.OS = "amd64", "linux"
-	cfg.Config.Entrypoint = []string{"/usr/local/bin/provider"}
+	cfg.Config.Entrypoint = []string{"/" + path}
 	cfg.Config.User = "65532:65532"
 	cfg.Config.Env = []string{"SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"}
 	if img, err = mutate.ConfigFile(img, cfg); err != nil {

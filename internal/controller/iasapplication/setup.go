@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
@@ -29,11 +30,13 @@ const DefaultSecretCheck = time.Hour
 // interval plus this; each listing costs a request per hundred apps.
 const DefaultInventoryAge = 30 * time.Second
 
-// SetupGated adds the IASApplication controller once its CRD and the
-// ProviderConfigUsage CRD are established.
+// SetupGated adds the IASApplication controller once its CRD, the
+// ProviderConfigUsage CRD and the RuntimeSecret CRD, which it watches, are
+// established.
 func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	o.Gated(mgr.GetRESTMapper(), "IASApplication", func() error { return Setup(mgr, o, c) },
-		v1alpha1.IASApplicationGroupVersionKind, apisv1alpha1.ProviderConfigUsageGroupVersionKind)
+		v1alpha1.IASApplicationGroupVersionKind, apisv1alpha1.ProviderConfigUsageGroupVersionKind,
+		runtimev1alpha1.RuntimeSecretGroupVersionKind)
 	return nil
 }
 
@@ -86,5 +89,6 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		WithOptions(reconciler.ControllerOptions(o.Options)).
 		WithEventFilter(resource.DesiredStateChanged()).
 		Watches(&v1alpha1.IASApplication{}, &enqueueWhenListed{listings: c.Inventories}).
-		Complete(reconciler.PollsLast(r, o.Polls))
+		Watches(&runtimev1alpha1.RuntimeSecret{}, WakeOnUserDeletion(mgr.GetClient())).
+		Complete(reconciler.PollsLast(HoldDeletion(r, mgr.GetClient(), o.PollInterval), o.Polls))
 }

@@ -1,0 +1,39 @@
+// Command function-eventing-auth is the composition function of the
+// EventingAuth Composition: per EventingAuth it composes the IASApplication and
+// the RuntimeSecret, reports their readiness and the app's identity on the
+// EventingAuth, and lets Crossplane core leave a Ready EventingAuth alone until
+// its hourly poll.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/crossplane/function-sdk-go"
+)
+
+func main() {
+	address := flag.String("address", ":9443", "Address at which to listen for gRPC connections from Crossplane.")
+	network := flag.String("network", "tcp", "Network on which to listen for gRPC connections.")
+	certs := flag.String("tls-certs-dir", os.Getenv("TLS_SERVER_CERTS_DIR"), "Directory with the mTLS certificates (tls.crt, tls.key, ca.crt); default $TLS_SERVER_CERTS_DIR.")
+	insecure := flag.Bool("insecure", false, "Serve without mTLS, for `crossplane render`.")
+	metrics := flag.String("metrics-address", "", "Address to serve Prometheus metrics at; empty serves none.")
+	debug := flag.Bool("debug", false, "Log every request.")
+	flag.Parse()
+
+	log, err := function.NewLogger(*debug)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "function-eventing-auth:", err)
+		os.Exit(1)
+	}
+	err = function.Serve(&Function{log: log},
+		function.Listen(*network, *address),
+		function.MTLSCertificates(*certs),
+		function.Insecure(*insecure),
+		function.WithMetricsServer(*metrics))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "function-eventing-auth:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,141 @@
+package iasapplication
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	kmeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+)
+
+// reasonWaitingForUsers is the Ready condition's reason while an app's deletion
+// waits for the RuntimeSecrets that carry its credentials to runtimes.
+const reasonWaitingForUsers xpv2.ConditionReason = "WaitingForRuntimeSecrets"
+
+// HoldDeletion keeps the order of deletion: an IAS app is deleted only once no
+// RuntimeSecret uses it, so that no runtime is left holding credentials IAS no
+// longer accepts. While one does, the IASApplication's deletion waits, says so
+// in its Ready condition, and costs nothing more: the deletion of the last
+// RuntimeSecret wakes it (WakeOnUserDeletion), and its poll is the safety net.
+//
+// This replaces a Usage (protection.crossplane.io) in the Composition. Core's
+// Usage webhook refuses the app's deletion while it is used, so the garbage
+// collector retries it with backoff, spending its request budget on refusals
+// and recording each attempt on the app; core re-checks a used resource only
+// every 30 s; and at rest core's Usage controller rewrites every used app at
+// each of its polls (docs/performance.md). Waiting here is driven by a watch
+// and writes one condition.
+func HoldDeletion(r reconcile.Reconciler, kube client.Client, poll time.Duration) reconcile.Reconciler {
+	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		cr := &v1alpha1.IASApplication{}
+		if err := kube.Get(ctx, req.NamespacedName, cr); err != nil || !meta.WasDeleted(cr) || !deletesApp(cr) {
+			return r.Reconcile(ctx, req)
+		}
+		users, err := usersOf(ctx, kube, cr)
+		if err != nil || len(users) == 0 {
+			// An error is the managed reconciler's to report; it reads the
+			// same cache.
+			return r.Reconcile(ctx, req)
+		}
+		waiting := xpv2.Deleting().WithMessage(waitingForUsers(users))
+		waiting.Reason = reasonWaitingForUsers
+		cr.SetConditions(waiting)
+		if err := kube.Status().Update(ctx, cr); err != nil && !kerrors.IsNotFound(err) && !kerrors.IsConflict(err) {
+			return reconcile.Result{}, err
+		}
+		return reconcile.Result{RequeueAfter: poll}, nil
+	})
+}
+
+// deletesApp tells whether deleting the IASApplication deletes its IAS app:
+// not when its management policies leave the app alone.
+func deletesApp(cr *v1alpha1.IASApplication) bool {
+	p := cr.GetManagementPolicies()
+	return managed.NewManagementPoliciesResolver(len(p) > 0, p).ShouldDelete()
+}
+
+// usersOf names the RuntimeSecrets in the app's namespace that refer to it or
+// to its connection Secret, deleting or not: one being deleted still has the
+// credentials on its runtime until it is gone.
+func usersOf(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) ([]string, error) {
+	l := &runtimev1alpha1.RuntimeSecretList{}
+	// Read only: a deletion of many apps must not copy every RuntimeSecret
+	// of the namespace for each.
+	if err := kube.List(ctx, l, client.InNamespace(cr.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
+		if kmeta.IsNoMatchError(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf(errListUsers, err)
+	}
+	var out []string
+	for i := range l.Items {
+		if uses(&l.Items[i], cr) {
+			out = append(out, l.Items[i].GetName())
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// uses tells whether RuntimeSecret rs copies the app's credentials.
+func uses(rs *runtimev1alpha1.RuntimeSecret, cr *v1alpha1.IASApplication) bool {
+	p := rs.Spec.ForProvider
+	if p.ApplicationRef != nil && p.ApplicationRef.Name == cr.GetName() {
+		return true
+	}
+	conn := cr.GetWriteConnectionSecretToReference()
+	return conn != nil && p.CredentialsSecretRef != nil && p.CredentialsSecretRef.Name == conn.Name
+}
+
+// waitingForUsers says what a held deletion waits for.
+func waitingForUsers(users []string) string {
+	const shown = 5
+	names := strings.Join(users[:min(len(users), shown)], ", ")
+	if len(users) > shown {
+		names += fmt.Sprintf(" and %d more", len(users)-shown)
+	}
+	return fmt.Sprintf("The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret %s to be deleted", names)
+}
+
+// WakeOnUserDeletion enqueues the IASApplications a deleted RuntimeSecret used:
+// a deletion held for it goes on at once.
+func WakeOnUserDeletion(kube client.Reader) handler.TypedEventHandler[client.Object, reconcile.Request] {
+	return handler.Funcs{DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		rs, ok := e.Object.(*runtimev1alpha1.RuntimeSecret)
+		if !ok {
+			return
+		}
+		p := rs.Spec.ForProvider
+		if p.ApplicationRef != nil {
+			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: rs.GetNamespace(), Name: p.ApplicationRef.Name}})
+			return
+		}
+		if p.CredentialsSecretRef == nil {
+			return
+		}
+		l := &v1alpha1.IASApplicationList{}
+		if err := kube.List(ctx, l, client.InNamespace(rs.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
+			return
+		}
+		for i := range l.Items {
+			if uses(rs, &l.Items[i]) {
+				q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: rs.GetNamespace(), Name: l.Items[i].GetName()}})
+			}
+		}
+	}}
+}

@@ -1,0 +1,170 @@
+package iasapplication
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+)
+
+func testScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := apis.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// appNamed is IASApplication ns/name with connection Secret name-ias, being
+// deleted if deleting.
+func appNamed(name string, deleting bool, policies ...xpv2.ManagementAction) *v1alpha1.IASApplication {
+	a := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Finalizers: []string{"finalizer.managedresource.crossplane.io"}}}
+	a.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: name + "-ias"})
+	a.SetManagementPolicies(policies)
+	if deleting {
+		a.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	}
+	return a
+}
+
+func runtimeSecretUsing(name string, app, credentials string) *runtimev1alpha1.RuntimeSecret {
+	rs := &runtimev1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+	if app != "" {
+		rs.Spec.ForProvider.ApplicationRef = &xpv2.NamespacedReference{Name: app}
+	}
+	if credentials != "" {
+		rs.Spec.ForProvider.CredentialsSecretRef = &xpv2.LocalSecretReference{Name: credentials}
+	}
+	return rs
+}
+
+func TestHoldDeletion(t *testing.T) {
+	const poll = 5 * time.Minute
+	cases := map[string]struct {
+		reason      string
+		app         *v1alpha1.IASApplication
+		others      []client.Object
+		wantNext    bool
+		wantResult  reconcile.Result
+		wantMessage string // of the Ready condition, when held
+	}{
+		"NotDeleting": {
+			reason:   "An app not being deleted is the managed reconciler's, users or not.",
+			app:      appNamed("app", false),
+			others:   []client.Object{runtimeSecretUsing("rs", "app", "")},
+			wantNext: true,
+		},
+		"DeletingUnused": {
+			reason:   "An app nobody uses is deleted at once.",
+			app:      appNamed("app", true),
+			others:   []client.Object{runtimeSecretUsing("rs", "other", "other-ias")},
+			wantNext: true,
+		},
+		"DeletingUsedByReference": {
+			reason:      "An app a RuntimeSecret refers to waits for it, and says so.",
+			app:         appNamed("app", true),
+			others:      []client.Object{runtimeSecretUsing("rs-1", "app", "app-ias")},
+			wantResult:  reconcile.Result{RequeueAfter: poll},
+			wantMessage: "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret rs-1 to be deleted",
+		},
+		"DeletingUsedByConnectionSecret": {
+			reason:      "An app whose connection Secret a RuntimeSecret copies waits too.",
+			app:         appNamed("app", true),
+			others:      []client.Object{runtimeSecretUsing("rs-2", "", "app-ias"), runtimeSecretUsing("rs-1", "app", "")},
+			wantResult:  reconcile.Result{RequeueAfter: poll},
+			wantMessage: "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret rs-1, rs-2 to be deleted",
+		},
+		"DeletingObserveOnly": {
+			reason:   "An app whose policies keep it in IAS is released at once: nothing is deleted there.",
+			app:      appNamed("app", true, xpv2.ManagementActionObserve),
+			others:   []client.Object{runtimeSecretUsing("rs", "app", "")},
+			wantNext: true,
+		},
+		"UserInOtherNamespace": {
+			reason:   "Only RuntimeSecrets of the app's namespace can refer to it.",
+			app:      appNamed("app", true),
+			others:   []client.Object{&runtimev1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "rs"}, Spec: runtimeSecretUsing("rs", "app", "").Spec}},
+			wantNext: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			kube := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(append(tc.others, tc.app)...).
+				WithStatusSubresource(&v1alpha1.IASApplication{}).Build()
+			called := false
+			next := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+				called = true
+				return reconcile.Result{}, nil
+			})
+			req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "app"}}
+			got, err := HoldDeletion(next, kube, poll).Reconcile(context.Background(), req)
+			if err != nil {
+				t.Fatalf("Reconcile: %v", err)
+			}
+			if called != tc.wantNext {
+				t.Errorf("%s\nthe managed reconciler ran: %t, want %t", tc.reason, called, tc.wantNext)
+			}
+			if diff := cmp.Diff(tc.wantResult, got); diff != "" {
+				t.Errorf("%s\nReconcile(...): -want, +got:\n%s", tc.reason, diff)
+			}
+			stored := &v1alpha1.IASApplication{}
+			if err := kube.Get(context.Background(), req.NamespacedName, stored); err != nil {
+				t.Fatal(err)
+			}
+			ready := stored.GetCondition(xpv2.TypeReady)
+			if tc.wantMessage == "" {
+				if ready.Reason == reasonWaitingForUsers {
+					t.Errorf("%s\nthe app says it waits: %q", tc.reason, ready.Message)
+				}
+				return
+			}
+			if ready.Status != corev1.ConditionFalse || ready.Reason != reasonWaitingForUsers || ready.Message != tc.wantMessage {
+				t.Errorf("%s\nReady condition %s %s %q, want False %s %q", tc.reason, ready.Status, ready.Reason, ready.Message, reasonWaitingForUsers, tc.wantMessage)
+			}
+		})
+	}
+}
+
+func TestWakeOnUserDeletion(t *testing.T) {
+	kube := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(appNamed("app", true), appNamed("other", false)).Build()
+	cases := map[string]struct {
+		deleted *runtimev1alpha1.RuntimeSecret
+		want    []string
+	}{
+		"ByReference":        {deleted: runtimeSecretUsing("rs", "app", "app-ias"), want: []string{"app"}},
+		"ByConnectionSecret": {deleted: runtimeSecretUsing("rs", "", "app-ias"), want: []string{"app"}},
+		"OwnCredentials":     {deleted: runtimeSecretUsing("rs", "", "hand-made"), want: nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+			defer q.ShutDown()
+			WakeOnUserDeletion(kube).Delete(context.Background(), event.DeleteEvent{Object: tc.deleted}, q)
+			var got []string
+			for q.Len() > 0 {
+				r, _ := q.Get()
+				got = append(got, r.Name)
+				q.Done(r)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("enqueued: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
