@@ -105,7 +105,7 @@ func demo() error {
 	}); err != nil {
 		return fmt.Errorf("the EventingAuth did not become Ready: %w (provider log: %s)", err, s.Provider().Tail())
 	}
-	kubectl(s.MgmtKubeconfig, "get", "kymas,eventingauths.composite.eventingauth.kyma-project.io,iasapplications,runtimesecrets,usages.protection.crossplane.io", "-n", localstack.KCPNamespace)
+	kubectl(s.MgmtKubeconfig, "get", "kymas,eventingauths.composite.eventingauth.kyma-project.io,iasapplications,runtimesecrets", "-n", localstack.KCPNamespace)
 	kubectl(s.MgmtKubeconfig, "describe", "eventingauths.composite.eventingauth.kyma-project.io", runtimeID, "-n", localstack.KCPNamespace)
 
 	step("In IAS")
@@ -116,7 +116,7 @@ func demo() error {
 	step("On the Kyma runtime (kubectl describe shows keys and sizes, never values)")
 	kubectl(s.RuntimeKubeconfig, "describe", "secret", "eventing-webhook-auth", "-n", "kyma-system")
 
-	step("Deleting the Kyma CR: the garbage collector deletes the EventingAuth, Crossplane its parts, the Usage keeps the IAS application until the runtime's Secret is gone")
+	step("Deleting the Kyma CR: the garbage collector deletes the EventingAuth, Crossplane its parts; the IASApplication waits until the RuntimeSecret has removed the runtime's Secret")
 	if err := s.Kube.Delete(ctx, kyma); err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func demo() error {
 	if len(s.Sim.Apps()) != 0 {
 		return fmt.Errorf("the IAS application was not deleted")
 	}
-	kubectl(s.MgmtKubeconfig, "get", "kymas,eventingauths.composite.eventingauth.kyma-project.io,iasapplications,runtimesecrets,usages.protection.crossplane.io", "-n", localstack.KCPNamespace)
+	kubectl(s.MgmtKubeconfig, "get", "kymas,eventingauths.composite.eventingauth.kyma-project.io,iasapplications,runtimesecrets", "-n", localstack.KCPNamespace)
 	step("Done: everything started here is stopped and removed")
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -55,14 +56,17 @@ func TestCompositionRender(t *testing.T) {
 			}
 			golden(t, tc.golden, out)
 			// The function writes the provider's kinds out by name: what it
-			// composes must be valid against the provider's CRDs.
-			rendered := filepath.Join(t.TempDir(), "rendered.yaml")
-			if err := os.WriteFile(rendered, []byte(out), 0o644); err != nil {
+			// composes must be valid against the provider's CRDs. (The XR comes
+			// first, and only with the fields core writes.)
+			docs := strings.Split(out, "\n---\n")
+			rendered := filepath.Join(t.TempDir(), "composed.yaml")
+			if err := os.WriteFile(rendered, []byte(strings.Join(docs[1:], "\n---\n")), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			vout, verr, err := crossplane(t, "resource", "validate", extensions(), rendered, "--crossplane-image=", "--error-on-missing-schemas")
 			if err != nil {
 				t.Fatalf("the rendered resources do not validate against the CRDs: %v\n%s%s", err, vout, verr)
 			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +22,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 )
 
@@ -62,7 +64,7 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	g.Expect(string(onRuntime.Data["client_id"])).To(Equal(apps[0].ClientID))
 
 	// `crossplane resource trace`, as make local-up prints it, shows the
-	// EventingAuth, the IASApplication, the RuntimeSecret and the Usage, each Ready.
+	// EventingAuth, the IASApplication and the RuntimeSecret, each Ready.
 	g.Eventually(func(g Gomega) {
 		tree, err := s.Trace(ctx, runtimeID)
 		g.Expect(err).NotTo(HaveOccurred())
@@ -71,7 +73,7 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 			parts = append(parts, n.Object.Kind)
 			g.Expect(n.Condition("Ready")).To(Equal("True"), "%s is not Ready in the trace", n)
 		})
-		g.Expect(parts).To(ConsistOf("EventingAuth", "IASApplication", "RuntimeSecret", "Usage"))
+		g.Expect(parts).To(ConsistOf("EventingAuth", "IASApplication", "RuntimeSecret"))
 	}, timeout, time.Second).Should(Succeed())
 
 	// Kyma CR deleted -> the EventingAuth goes; the RuntimeSecret (and the Secret
@@ -79,13 +81,18 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	app := &iasv1alpha1.IASApplication{}
 	rs := &runtimev1alpha1.RuntimeSecret{}
 	g.Expect(s.Kube.Get(ctx, key, rs)).To(Succeed())
-	// The Usage is in force: Crossplane marked the IASApplication, so its
-	// webhook refuses to delete it while the RuntimeSecret exists.
+	// The IASApplication deleted on its own while its RuntimeSecret exists waits
+	// for it, says so, and leaves the app in IAS and the Secret on the runtime.
+	g.Expect(s.Kube.Get(ctx, key, app)).To(Succeed())
+	g.Expect(s.Kube.Delete(ctx, app)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(s.Kube.Get(ctx, key, app)).To(Succeed())
-		g.Expect(app.GetLabels()).To(HaveKeyWithValue("crossplane.io/in-use", "true"))
+		g.Expect(app.GetCondition(xpv2.TypeReady).Reason).To(Equal(iasapplication.ReasonWaitingForRuntimeSecrets), "conditions: %v", app.Status.Conditions)
 	}, timeout, interval).Should(Succeed())
-	g.Expect(s.Kube.Delete(ctx, app)).NotTo(Succeed(), "an IASApplication in use was deleted")
+	g.Consistently(func(g Gomega) {
+		g.Expect(s.Sim.AppsNamed(runtimeID)).To(HaveLen(1))
+		g.Expect(s.RuntimeKube.Get(ctx, client.ObjectKey{Namespace: "kyma-system", Name: "eventing-webhook-auth"}, &corev1.Secret{})).To(Succeed())
+	}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
 	g.Expect(s.Kube.Delete(ctx, kyma)).To(Succeed())
 	var rsGone, appGone time.Time
 	g.Eventually(func(g Gomega) {

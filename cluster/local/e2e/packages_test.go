@@ -24,7 +24,7 @@ const (
 	providerName      = "kyma-project-provider-eventing-auth"
 )
 
-var functionNames = []string{"crossplane-contrib-function-go-templating", "crossplane-contrib-function-auto-ready"}
+var functionNames = []string{"kyma-project-function-eventing-auth"}
 
 // pkgObject reads a cluster-scoped object of Crossplane's package or
 // extension APIs.

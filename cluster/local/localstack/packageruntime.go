@@ -24,7 +24,8 @@ import (
 
 // The package runtime: Crossplane core runs with --package-runtime=External, so
 // it installs packages but starts nothing. packageRuntime does that part here:
-// each active FunctionRevision gets its function as a local process and its
+// each active FunctionRevision gets its function, from the binary in its
+// package's runtime image, as a local process and its
 // status.endpoint, and the active revision of the provider's package runs as a
 // local process from the binary in that package's runtime image. A new active
 // provider revision (an upgrade) replaces the process.
@@ -106,7 +107,11 @@ func (r *packageRuntime) function(ctx context.Context, rev *unstructured.Unstruc
 	if err != nil {
 		return err
 	}
-	fp, err := r.functionProcess(ctx, fn)
+	image, _, _ := unstructured.NestedString(rev.Object, "status", "resolvedImage")
+	if image == "" {
+		image = r.s.Mirrored(pkg)
+	}
+	fp, err := r.functionProcess(ctx, fn, image)
 	if err != nil {
 		return err
 	}
@@ -175,14 +180,17 @@ type functionProcess struct {
 	addr string
 }
 
-// functionProcess starts a function over mTLS once.
-func (r *packageRuntime) functionProcess(ctx context.Context, fn string) (functionProcess, error) {
+// functionProcess starts a function over mTLS once, from the binary in its
+// package's runtime image.
+func (r *packageRuntime) functionProcess(ctx context.Context, fn, image string) (functionProcess, error) {
 	if fp, ok := r.functions[fn]; ok {
 		return fp, nil
 	}
-	bin := filepath.Join(r.s.o.Tools, fn)
+	bin := filepath.Join(r.s.Work, "functions", fn)
 	if _, err := os.Stat(bin); err != nil {
-		return functionProcess{}, fmt.Errorf("no local build of function %s: %w", fn, err)
+		if err := r.extractBinary(ctx, image, functionBinary, bin); err != nil {
+			return functionProcess{}, fmt.Errorf("cannot take function %s out of %s: %w", fn, image, err)
+		}
 	}
 	dir := filepath.Join(r.s.Work, "certs", fn)
 	if err := r.ca.writeCerts(dir, fn, int64(10+len(r.functions))); err != nil {
@@ -247,7 +255,7 @@ func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.
 	// A restart runs the binary taken out before.
 	bin := filepath.Join(r.s.Work, "revisions", rev.GetName(), "provider")
 	if _, err := os.Stat(bin); err != nil {
-		if err := r.extractProvider(ctx, image, bin); err != nil {
+		if err := r.extractBinary(ctx, image, providerBinary, bin); err != nil {
 			return nil, fmt.Errorf("cannot take the provider binary out of %s: %w", image, err)
 		}
 	}
@@ -308,8 +316,14 @@ func sameFields(a, b map[string]any, keys ...string) bool {
 	return true
 }
 
-// extractProvider writes the provider binary of a package's runtime image.
-func (r *packageRuntime) extractProvider(ctx context.Context, image, to string) error {
+// Where the runtime images hold their binaries (hack/crossplane/image).
+const (
+	providerBinary = "usr/local/bin/provider"
+	functionBinary = "usr/local/bin/function"
+)
+
+// extractBinary writes the binary at path in a package's runtime image.
+func (r *packageRuntime) extractBinary(ctx context.Context, image, path, to string) error {
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return err
 	}
@@ -324,7 +338,7 @@ func (r *packageRuntime) extractProvider(ctx context.Context, image, to string) 
 		return err
 	}
 	// Written aside and renamed, so a binary at to is always whole.
-	found, copyErr := copyFromTar(out, "usr/local/bin/provider", to+".part")
+	found, copyErr := copyFromTar(out, path, to+".part")
 	_, _ = io.Copy(io.Discard, out)
 	if err := export.Wait(); err != nil {
 		return fmt.Errorf("crane export: %v: %s", err, stderr.String())
@@ -333,7 +347,7 @@ func (r *packageRuntime) extractProvider(ctx context.Context, image, to string) 
 		return copyErr
 	}
 	if !found {
-		return errors.New("the image has no usr/local/bin/provider")
+		return fmt.Errorf("the image has no %s", path)
 	}
 	return os.Rename(to+".part", to)
 }

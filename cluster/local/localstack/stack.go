@@ -45,7 +45,7 @@ type Options struct {
 	Root string
 	// Assets holds kube-apiserver, etcd, kubectl and kube-controller-manager.
 	Assets string
-	// Tools holds crossplane-core, the functions and Crossplane's CRDs.
+	// Tools holds crossplane-core, crane and Crossplane's CRDs.
 	Tools string
 	// Work receives kubeconfigs, certificates and every process's log.
 	Work string
@@ -60,6 +60,12 @@ type Options struct {
 	// CoreArgs are further flags of Crossplane core, as a landscape sets them
 	// through its Helm values (e.g. --max-concurrent-reconciles).
 	CoreArgs []string
+	// GarbageCollectorQPS is kube-controller-manager's --kube-api-qps (its
+	// burst is twice that); 0 keeps kube-controller-manager's default of 20.
+	// The garbage collector deletes every EventingAuth and its composed
+	// resources, a GET and a DELETE each, so its rate bounds how fast many
+	// Kyma CRs can be deleted (docs/performance.md).
+	GarbageCollectorQPS int
 	// Sim sets the IAS simulator's latency and rate limit (its credentials are
 	// the stack's own).
 	Sim iassim.Options
@@ -245,11 +251,14 @@ func (s *Stack) garbageCollector(ctx context.Context) error {
 		return err
 	}
 	port := addr[strings.LastIndex(addr, ":")+1:]
-	p, err := s.start("kube-controller-manager", nil, filepath.Join(s.o.Assets, "kube-controller-manager"),
-		"--kubeconfig="+s.MgmtKubeconfig, "--controllers=garbagecollector", "--leader-elect=false",
-		"--bind-address=127.0.0.1", "--secure-port="+port, "--use-service-account-credentials=false",
-		"--authentication-kubeconfig="+s.MgmtKubeconfig, "--authorization-kubeconfig="+s.MgmtKubeconfig,
-		"--concurrent-gc-syncs=5")
+	args := []string{"--kubeconfig=" + s.MgmtKubeconfig, "--controllers=garbagecollector", "--leader-elect=false",
+		"--bind-address=127.0.0.1", "--secure-port=" + port, "--use-service-account-credentials=false",
+		"--authentication-kubeconfig=" + s.MgmtKubeconfig, "--authorization-kubeconfig=" + s.MgmtKubeconfig,
+		"--concurrent-gc-syncs=5"}
+	if qps := s.o.GarbageCollectorQPS; qps > 0 {
+		args = append(args, fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", 2*qps))
+	}
+	p, err := s.start("kube-controller-manager", nil, filepath.Join(s.o.Assets, "kube-controller-manager"), args...)
 	if err != nil {
 		return err
 	}

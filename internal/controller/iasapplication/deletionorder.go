@@ -23,9 +23,9 @@ import (
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 )
 
-// reasonWaitingForUsers is the Ready condition's reason while an app's deletion
+// ReasonWaitingForRuntimeSecrets is the Ready condition's reason while an app's deletion
 // waits for the RuntimeSecrets that carry its credentials to runtimes.
-const reasonWaitingForUsers xpv2.ConditionReason = "WaitingForRuntimeSecrets"
+const ReasonWaitingForRuntimeSecrets xpv2.ConditionReason = "WaitingForRuntimeSecrets"
 
 // HoldDeletion keeps the order of deletion: an IAS app is deleted only once no
 // RuntimeSecret uses it, so that no runtime is left holding credentials IAS no
@@ -53,7 +53,7 @@ func HoldDeletion(r reconcile.Reconciler, kube client.Client, poll time.Duration
 			return r.Reconcile(ctx, req)
 		}
 		waiting := xpv2.Deleting().WithMessage(waitingForUsers(users))
-		waiting.Reason = reasonWaitingForUsers
+		waiting.Reason = ReasonWaitingForRuntimeSecrets
 		cr.SetConditions(waiting)
 		if err := kube.Status().Update(ctx, cr); err != nil && !kerrors.IsNotFound(err) && !kerrors.IsConflict(err) {
 			return reconcile.Result{}, err

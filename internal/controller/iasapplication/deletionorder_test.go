@@ -129,13 +129,13 @@ func TestHoldDeletion(t *testing.T) {
 			}
 			ready := stored.GetCondition(xpv2.TypeReady)
 			if tc.wantMessage == "" {
-				if ready.Reason == reasonWaitingForUsers {
+				if ready.Reason == ReasonWaitingForRuntimeSecrets {
 					t.Errorf("%s\nthe app says it waits: %q", tc.reason, ready.Message)
 				}
 				return
 			}
-			if ready.Status != corev1.ConditionFalse || ready.Reason != reasonWaitingForUsers || ready.Message != tc.wantMessage {
-				t.Errorf("%s\nReady condition %s %s %q, want False %s %q", tc.reason, ready.Status, ready.Reason, ready.Message, reasonWaitingForUsers, tc.wantMessage)
+			if ready.Status != corev1.ConditionFalse || ready.Reason != ReasonWaitingForRuntimeSecrets || ready.Message != tc.wantMessage {
+				t.Errorf("%s\nReady condition %s %s %q, want False %s %q", tc.reason, ready.Status, ready.Reason, ready.Message, ReasonWaitingForRuntimeSecrets, tc.wantMessage)
 			}
 		})
 	}
