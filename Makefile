@@ -19,21 +19,23 @@ generate: ## Regenerate the IAS client, deepcopy, managed method sets and CRDs.
 vet:
 	$(GO) vet ./...
 	cd cluster/local && GOWORK=off $(GO) vet -tags e2e ./...
+	cd function && GOWORK=off $(GO) vet ./...
 	cd test/monitoring && GOWORK=off $(GO) vet ./...
 
 envtest-assets: ## Build the local control plane binaries (cached outside the repo).
 	@hack/envtest-assets.sh
 
-crossplane-tools: ## Build the Crossplane CLI, core, crane and the composition functions (cached outside the repo).
+crossplane-tools: ## Build the Crossplane CLI, core and crane (cached outside the repo).
 	@hack/crossplane-tools.sh
 
-xpkg: ## Build the provider and Configuration packages offline into _output/xpkg.
+xpkg: ## Build the provider, composition function and Configuration packages offline into _output/xpkg.
 	@hack/xpkg.sh
 
-test: ## Unit tests, integration tests (real kube-apiserver + etcd, the IAS simulator), composition render, validation and package checks, then the alert rules (promtool test rules) and the dashboard's queries (test/monitoring, a module of its own).
+test: ## Unit tests (the provider's, the composition function's and the local stack's), integration tests (real kube-apiserver + etcd, the IAS simulator), composition render, validation and package checks, then the alert rules (promtool test rules) and the dashboard's queries (test/monitoring, a module of its own).
 	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && xpkg="$$(hack/xpkg.sh)" && promtool="$$(hack/promtool.sh)" && \
 	KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" XPKG_DIR="$$xpkg" $(GO) test ./... -count=1 -timeout 20m && \
 	(cd cluster/local && GOWORK=off $(GO) test ./... -count=1) && \
+	(cd function && GOWORK=off $(GO) test ./... -count=1) && \
 	cd test/monitoring && PROMTOOL="$$promtool" GOWORK=off $(GO) test ./... -count=1
 
 bench: ## Benchmarks that print figures (BENCH <key> <value> bound <b> ratio <r>): client cache and comparison costs, the in-process load scenarios, then the provider binary at scale (idle, 200 and 1,000 runtimes at once, deletion, new runtimes while 1,000 poll), then 10,000 Ready runtimes (restart, steady IAS load, drift repair, memory; BENCH_RUNTIMES sets the number), then healthy work beside broken neighbours (a hung tenant, hanging and refusing runtimes, wrong credentials), then Kyma CR to runtime Secret through Crossplane core at 200 and 1,000 runtimes.

@@ -54,6 +54,7 @@ func TestProvider(t *testing.T) {
 			t.Run("RotationWaitsForRuntimes", testRotationWaitsForRuntimes)
 			t.Run("RuntimeRefusesThenRecovers", testRuntimeRefusesThenRecovers)
 			t.Run("DeleteGoneRuntime", testDeleteGoneRuntime)
+			t.Run("DeletionOrder", testDeletionOrder)
 		})
 		t.Run("KymaBridge", testKymaBridge)
 	})

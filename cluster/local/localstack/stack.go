@@ -88,6 +88,8 @@ type Stack struct {
 	Sim *iassim.Running
 	// Registry is the host:port of the OCI registry on loopback.
 	Registry string
+	// CoreMetrics is the host:port where Crossplane core serves its metrics.
+	CoreMetrics string
 
 	o             Options
 	mgmt, runtime *envtest.Environment
@@ -162,6 +164,10 @@ func (s *Stack) ProviderRestarts() int {
 
 // Crossplane is Crossplane core's process.
 func (s *Stack) Crossplane() *process { return s.named("crossplane") }
+
+// Named is the latest process started under name (its log's name: e.g.
+// kube-controller-manager or function-eventing-auth); nil if none.
+func (s *Stack) Named(name string) *process { return s.named(name) }
 
 func (s *Stack) named(name string) *process {
 	s.mu.Lock()
@@ -289,6 +295,7 @@ func (s *Stack) crossplane(ctx context.Context) error {
 		ports[i] = a[strings.LastIndex(a, ":")+1:]
 	}
 	webhook := "127.0.0.1:" + ports[0]
+	s.CoreMetrics = "127.0.0.1:" + ports[1]
 	// The package manager does not make its cache directory; without one no
 	// package can be parsed.
 	for _, d := range []string{"xpkg-cache", "xfn-cache"} {
