@@ -5,6 +5,9 @@
 package kinds
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"time"
 
 	xpmeta "github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -42,7 +45,13 @@ const (
 // managed resources themselves.
 const XRPollInterval = time.Hour
 
-// DesiredEventingAuth is the EventingAuth for a Kyma CR, as the bridge applies it.
+// AnnotationApplied on an EventingAuth is a digest of what the kyma bridge
+// applied (its spec, owner and poll interval): the bridge re-applies only when
+// the digest it would write differs, so a Ready runtime costs it no API write.
+const AnnotationApplied = "eventingauth.kyma-project.io/bridge-applied"
+
+// DesiredEventingAuth is the EventingAuth for a Kyma CR, as the bridge applies
+// it, with the digest of its content in AnnotationApplied.
 func DesiredEventingAuth(kyma client.Object) *unstructured.Unstructured {
 	xr := &unstructured.Unstructured{}
 	xr.SetGroupVersionKind(EventingAuth)
@@ -60,5 +69,11 @@ func DesiredEventingAuth(kyma client.Object) *unstructured.Unstructured {
 		spec["globalAccount"] = ga
 	}
 	xr.Object["spec"] = spec
+	b, _ := json.Marshal(xr.Object) // Maps of strings: never fails.
+	sum := sha256.Sum256(b)
+	xr.SetAnnotations(map[string]string{
+		xpmeta.AnnotationKeyPollInterval: XRPollInterval.String(),
+		AnnotationApplied:                hex.EncodeToString(sum[:8]),
+	})
 	return xr
 }

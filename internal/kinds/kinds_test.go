@@ -38,3 +38,20 @@ func TestDesiredEventingAuth(t *testing.T) {
 		})
 	}
 }
+
+func TestDesiredEventingAuthDigest(t *testing.T) {
+	kyma := func(uid, ga string) *metav1.PartialObjectMetadata {
+		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "rt-1", Namespace: "kcp-system", UID: types.UID(uid),
+			Labels: map[string]string{LabelGlobalAccount: ga}}}
+	}
+	digest := func(k *metav1.PartialObjectMetadata) string { return DesiredEventingAuth(k).GetAnnotations()[AnnotationApplied] }
+	if a, b := digest(kyma("u-1", "ga-1")), digest(kyma("u-1", "ga-1")); a == "" || a != b {
+		t.Errorf("the same Kyma CR gives digests %q and %q, want one, not empty", a, b)
+	}
+	// What the bridge writes changes with the Kyma CR: it must apply again.
+	for name, k := range map[string]*metav1.PartialObjectMetadata{"OtherAccount": kyma("u-1", "ga-2"), "KymaRecreated": kyma("u-2", "ga-1")} {
+		if digest(k) == digest(kyma("u-1", "ga-1")) {
+			t.Errorf("%s: the digest did not change", name)
+		}
+	}
+}
