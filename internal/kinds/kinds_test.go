@@ -44,7 +44,9 @@ func TestDesiredEventingAuthDigest(t *testing.T) {
 		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "rt-1", Namespace: "kcp-system", UID: types.UID(uid),
 			Labels: map[string]string{LabelGlobalAccount: ga}}}
 	}
-	digest := func(k *metav1.PartialObjectMetadata) string { return DesiredEventingAuth(k).GetAnnotations()[AnnotationApplied] }
+	digest := func(k *metav1.PartialObjectMetadata) string {
+		return DesiredEventingAuth(k).GetAnnotations()[AnnotationApplied]
+	}
 	if a, b := digest(kyma("u-1", "ga-1")), digest(kyma("u-1", "ga-1")); a == "" || a != b {
 		t.Errorf("the same Kyma CR gives digests %q and %q, want one, not empty", a, b)
 	}

@@ -84,7 +84,7 @@ func (c *composed) atRest(ctx context.Context, composedRuntimes int) {
 	figure("composed_rest_core_reconciles_per_min_per_1000", per1000*all/window.Minutes(), hourlyShare)
 
 	for _, p := range append([]string{"provider"}, restProcesses...) {
-		fmt.Printf("BENCH composed_rest_cpu_s_per_min{%s} %.2f\n", p, (cpu[p] - cpu0[p]).Seconds()/window.Minutes())
+		fmt.Printf("BENCH composed_rest_cpu_s_per_min{%s} %.2f\n", p, (cpu[p]-cpu0[p]).Seconds()/window.Minutes())
 	}
 	fmt.Printf("BENCH composed_rest_core_cpu_s_per_min_per_1000 %.3f\n", per1000*(cpu["crossplane"]-cpu0["crossplane"]).Seconds()/window.Minutes())
 	fmt.Printf("BENCH composed_rest_provider_cpu_s_per_min_per_1000 %.3f\n", per1000*(cpu["provider"]-cpu0["provider"]).Seconds()/window.Minutes())
