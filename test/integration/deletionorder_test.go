@@ -51,18 +51,7 @@ func testDeletionOrder(t *testing.T) {
 
 	// The RuntimeSecret goes: the Secret leaves the runtime, then the app IAS.
 	g.Expect(k8s.Delete(ctx, rs)).To(Succeed())
-	var secretGone, appGone time.Time
-	g.Eventually(func(g Gomega) {
-		now := time.Now()
-		if secretGone.IsZero() && kerrors.IsNotFound(rt.Get(ctx, onRuntimeKey, &corev1.Secret{})) {
-			secretGone = now
-		}
-		if appGone.IsZero() && len(tn.sim.Apps()) == 0 {
-			appGone = now
-		}
-		g.Expect(secretGone.IsZero() || appGone.IsZero()).To(BeFalse())
-	}, timeout, 20*time.Millisecond).Should(Succeed())
-	g.Expect(appGone.Before(secretGone)).To(BeFalse(), "the IAS app was deleted while its Secret was still on the runtime")
+	secretGone, appGone := removals(t, tn, onRuntimeKey)
 	expectGone(t, k8s, a)
 	// Woken by the RuntimeSecret's deletion, not by a poll.
 	g.Expect(appGone.Sub(secretGone)).To(BeNumerically("<", poll), "the app's deletion waited for a poll")
@@ -81,10 +70,19 @@ func testDeletionOrder(t *testing.T) {
 		g.Expect(k8s.Delete(ctx, o)).To(Succeed())
 	}
 	secondKey := types.NamespacedName{Namespace: tn.ns, Name: "second"}
-	secretGone, appGone = time.Time{}, time.Time{}
+	removals(t, tn, secondKey)
+	expectGone(t, k8s, &iasv1alpha1.IASApplication{ObjectMeta: b.ObjectMeta})
+	expectGone(t, k8s, &runtimev1alpha1.RuntimeSecret{ObjectMeta: rs2.ObjectMeta})
+}
+
+// removals waits until the Secret at key is gone from the runtime and the
+// tenant holds no app, fails if the app went first, and returns when each went.
+func removals(t *testing.T, tn *tenant, key types.NamespacedName) (secretGone, appGone time.Time) {
+	t.Helper()
+	g := NewWithT(t)
 	g.Eventually(func(g Gomega) {
 		now := time.Now()
-		if secretGone.IsZero() && kerrors.IsNotFound(rt.Get(ctx, secondKey, &corev1.Secret{})) {
+		if secretGone.IsZero() && kerrors.IsNotFound(rt.Get(ctx, key, &corev1.Secret{})) {
 			secretGone = now
 		}
 		if appGone.IsZero() && len(tn.sim.Apps()) == 0 {
@@ -93,6 +91,5 @@ func testDeletionOrder(t *testing.T) {
 		g.Expect(secretGone.IsZero() || appGone.IsZero()).To(BeFalse())
 	}, timeout, 20*time.Millisecond).Should(Succeed())
 	g.Expect(appGone.Before(secretGone)).To(BeFalse(), "the IAS app was deleted while its Secret was still on the runtime")
-	expectGone(t, k8s, &iasv1alpha1.IASApplication{ObjectMeta: b.ObjectMeta})
-	expectGone(t, k8s, &runtimev1alpha1.RuntimeSecret{ObjectMeta: rs2.ObjectMeta})
+	return secretGone, appGone
 }

@@ -2,16 +2,13 @@ package iasapplication
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
-	kmeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -69,47 +66,24 @@ func deletesApp(cr *v1alpha1.IASApplication) bool {
 	return managed.NewManagementPoliciesResolver(len(p) > 0, p).ShouldDelete()
 }
 
-// usersOf names the RuntimeSecrets in the app's namespace that refer to it or
-// to its connection Secret, deleting or not: one being deleted still has the
-// credentials on its runtime until it is gone.
+// usersOf names the RuntimeSecrets that use the app, deleting or not: one
+// being deleted still has the credentials on its runtime until it is gone.
 func usersOf(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) ([]string, error) {
-	l := &runtimev1alpha1.RuntimeSecretList{}
-	// Read only: a deletion of many apps must not copy every RuntimeSecret
-	// of the namespace for each.
-	if err := kube.List(ctx, l, client.InNamespace(cr.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
-		if kmeta.IsNoMatchError(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf(errListUsers, err)
+	using, err := usingRuntimeSecrets(ctx, kube, cr)
+	if err != nil {
+		return nil, err
 	}
-	var out []string
-	for i := range l.Items {
-		if uses(&l.Items[i], cr) {
-			out = append(out, l.Items[i].GetName())
-		}
+	out := make([]string, 0, len(using))
+	for _, rs := range using {
+		out = append(out, rs.GetName())
 	}
 	slices.Sort(out)
 	return out, nil
 }
 
-// uses tells whether RuntimeSecret rs copies the app's credentials.
-func uses(rs *runtimev1alpha1.RuntimeSecret, cr *v1alpha1.IASApplication) bool {
-	p := rs.Spec.ForProvider
-	if p.ApplicationRef != nil && p.ApplicationRef.Name == cr.GetName() {
-		return true
-	}
-	conn := cr.GetWriteConnectionSecretToReference()
-	return conn != nil && p.CredentialsSecretRef != nil && p.CredentialsSecretRef.Name == conn.Name
-}
-
 // waitingForUsers says what a held deletion waits for.
 func waitingForUsers(users []string) string {
-	const shown = 5
-	names := strings.Join(users[:min(len(users), shown)], ", ")
-	if len(users) > shown {
-		names += fmt.Sprintf(" and %d more", len(users)-shown)
-	}
-	return fmt.Sprintf("The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret %s to be deleted", names)
+	return "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret " + fewNames(users) + " to be deleted"
 }
 
 // WakeOnUserDeletion enqueues the IASApplications a deleted RuntimeSecret used:

@@ -29,25 +29,14 @@ type runtimeSecretUsers struct {
 }
 
 func (u runtimeSecretUsers) NotYetCarrying(ctx context.Context, cr *v1alpha1.IASApplication, dataHash string) (string, error) {
-	l := &runtimev1alpha1.RuntimeSecretList{}
-	if err := u.kube.List(ctx, l, client.InNamespace(cr.GetNamespace())); err != nil {
-		if kmeta.IsNoMatchError(err) {
-			// RuntimeSecrets are not installed: nobody carries the secret.
-			return "", nil
-		}
-		return "", fmt.Errorf(errListUsers, err)
-	}
-	conn := ""
-	if ref := cr.GetWriteConnectionSecretToReference(); ref != nil {
-		conn = ref.Name
+	using, err := usingRuntimeSecrets(ctx, u.kube, cr)
+	if err != nil {
+		return "", err
 	}
 	var behind []string
 	users := 0
-	for _, rs := range l.Items {
-		p := rs.Spec.ForProvider
-		uses := (p.ApplicationRef != nil && p.ApplicationRef.Name == cr.GetName()) ||
-			(conn != "" && p.CredentialsSecretRef != nil && p.CredentialsSecretRef.Name == conn)
-		if !uses || meta.WasDeleted(&rs) {
+	for _, rs := range using {
+		if meta.WasDeleted(rs) {
 			continue
 		}
 		users++
@@ -59,10 +48,47 @@ func (u runtimeSecretUsers) NotYetCarrying(ctx context.Context, cr *v1alpha1.IAS
 		return "", nil
 	}
 	slices.Sort(behind)
-	const shown = 5
-	names := strings.Join(behind[:min(len(behind), shown)], ", ")
-	if len(behind) > shown {
-		names += fmt.Sprintf(" and %d more", len(behind)-shown)
+	return fmt.Sprintf("%d of %d RuntimeSecrets to carry the current secret on their runtimes (%s)", len(behind), users, fewNames(behind)), nil
+}
+
+// usingRuntimeSecrets lists the RuntimeSecrets in the app's namespace that
+// refer to it or to its connection Secret, deleting or not. They are the
+// cache's own objects, to be read only: with many apps and many RuntimeSecrets
+// in one namespace a copy of each per call would dominate.
+func usingRuntimeSecrets(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) ([]*runtimev1alpha1.RuntimeSecret, error) {
+	l := &runtimev1alpha1.RuntimeSecretList{}
+	if err := kube.List(ctx, l, client.InNamespace(cr.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
+		if kmeta.IsNoMatchError(err) {
+			// RuntimeSecrets are not installed: nobody uses the app.
+			return nil, nil
+		}
+		return nil, fmt.Errorf(errListUsers, err)
 	}
-	return fmt.Sprintf("%d of %d RuntimeSecrets to carry the current secret on their runtimes (%s)", len(behind), users, names), nil
+	var out []*runtimev1alpha1.RuntimeSecret
+	for i := range l.Items {
+		if uses(&l.Items[i], cr) {
+			out = append(out, &l.Items[i])
+		}
+	}
+	return out, nil
+}
+
+// uses tells whether RuntimeSecret rs copies the app's credentials.
+func uses(rs *runtimev1alpha1.RuntimeSecret, cr *v1alpha1.IASApplication) bool {
+	p := rs.Spec.ForProvider
+	if p.ApplicationRef != nil && p.ApplicationRef.Name == cr.GetName() {
+		return true
+	}
+	conn := cr.GetWriteConnectionSecretToReference()
+	return conn != nil && conn.Name != "" && p.CredentialsSecretRef != nil && p.CredentialsSecretRef.Name == conn.Name
+}
+
+// fewNames lists the first five of names, and how many more there are.
+func fewNames(names []string) string {
+	const shown = 5
+	out := strings.Join(names[:min(len(names), shown)], ", ")
+	if len(names) > shown {
+		out += fmt.Sprintf(" and %d more", len(names)-shown)
+	}
+	return out
 }
