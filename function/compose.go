@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -34,14 +35,17 @@ const (
 	annotationExternalName      = "crossplane.io/external-name"
 )
 
-// TTL is how long Crossplane core may keep this function's answer: the
-// EventingAuth's poll interval, which the kyma bridge sets to an hour
-// (crossplane.io/poll-interval). Core re-runs a composition when its TTL runs
-// out, ahead of the poll interval, and it watches the composed resources
-// anyway, so any change to them is composed at once. A shorter TTL (the SDK's
-// default is a minute) makes core re-apply every composed resource of every
-// EventingAuth that often, at rest.
-const TTL = time.Hour
+// DefaultTTL is how long Crossplane core may keep this function's answer
+// unless --ttl says otherwise. With realtime compositions core re-runs a
+// composition when its TTL runs out, and also whenever the EventingAuth or a
+// composed resource changes, and at every resync of its informers (core's
+// --sync-interval: the EventingAuth's, each composed kind's and the
+// CompositionRevision's, each waking every EventingAuth). Each re-run
+// re-applies the EventingAuth, its status and both composed resources, changed
+// or not: four writes. The TTL only backs up the watches, so it is as long as
+// eventing-auth-manager's resync; the SDK's default of a minute cost every
+// EventingAuth those writes every minute (docs/performance.md).
+const DefaultTTL = 10 * time.Hour
 
 // The composed resources' names within the Composition. They are the names the
 // Composition gave them before this function existed, so an EventingAuth
@@ -73,11 +77,13 @@ type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 
 	log logging.Logger
+	// ttl is how long core may keep an answer; DefaultTTL if zero.
+	ttl time.Duration
 }
 
 // RunFunction composes one EventingAuth.
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
-	rsp := response.To(req, TTL)
+	rsp := response.To(req, cmp.Or(f.ttl, DefaultTTL))
 
 	xr, err := request.GetObservedCompositeResource(req)
 	if err != nil {

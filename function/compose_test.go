@@ -135,10 +135,10 @@ func TestRunFunction(t *testing.T) {
 }
 
 // answer is what RunFunction should answer: the desired XR status (nil for
-// none), the desired composed resources and any results, kept for an hour.
+// none), the desired composed resources and any results, kept for DefaultTTL.
 func answer(status map[string]any, resources map[string]*fnv1.Resource, results []*fnv1.Result) *fnv1.RunFunctionResponse {
 	rsp := &fnv1.RunFunctionResponse{
-		Meta:    &fnv1.ResponseMeta{Tag: "tag", Ttl: durationpb.New(time.Hour)},
+		Meta:    &fnv1.ResponseMeta{Tag: "tag", Ttl: durationpb.New(DefaultTTL)},
 		Desired: &fnv1.State{Resources: resources},
 		Results: results,
 	}
@@ -150,4 +150,35 @@ func answer(status map[string]any, resources map[string]*fnv1.Resource, results 
 		rsp.Desired.Composite = &fnv1.Resource{Resource: s}
 	}
 	return rsp
+}
+
+func TestTTL(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		ttl    time.Duration
+		want   time.Duration
+	}{
+		"Default": {
+			reason: "Without --ttl core may keep an answer for ten hours, eventing-auth-manager's resync.",
+			want:   10 * time.Hour,
+		},
+		"Configured": {
+			reason: "--ttl sets how long core may keep an answer.",
+			ttl:    2 * time.Hour,
+			want:   2 * time.Hour,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := &fnv1.RunFunctionRequest{Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: resource.MustStructJSON(
+				`{"apiVersion":"composite.eventingauth.kyma-project.io/v1alpha1","kind":"EventingAuth","metadata":{"name":"rt-1"},"spec":{"runtimeId":"rt-1"}}`)}}}
+			got, err := (&Function{log: logging.NewNopLogger(), ttl: tc.ttl}).RunFunction(context.Background(), req)
+			if err != nil {
+				t.Fatalf("RunFunction: %v", err)
+			}
+			if d := got.GetMeta().GetTtl().AsDuration(); d != tc.want {
+				t.Errorf("%s\nRunFunction(...): TTL %s, want %s", tc.reason, d, tc.want)
+			}
+		})
+	}
 }

@@ -2,7 +2,7 @@
 // EventingAuth Composition: per EventingAuth it composes the IASApplication and
 // the RuntimeSecret, reports their readiness and the app's identity on the
 // EventingAuth, and lets Crossplane core leave a Ready EventingAuth alone until
-// its hourly poll.
+// its answer's TTL (--ttl) runs out.
 package main
 
 import (
@@ -20,6 +20,7 @@ func main() {
 	insecure := flag.Bool("insecure", false, "Serve without mTLS, for `crossplane render`.")
 	metrics := flag.String("metrics-address", "", "Address to serve Prometheus metrics at; empty serves none.")
 	debug := flag.Bool("debug", false, "Log every request.")
+	ttl := flag.Duration("ttl", DefaultTTL, "How long Crossplane core may keep an answer before composing a Ready EventingAuth again; changes are composed at once regardless.")
 	flag.Parse()
 
 	log, err := function.NewLogger(*debug)
@@ -27,7 +28,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "function-eventing-auth:", err)
 		os.Exit(1)
 	}
-	err = function.Serve(&Function{log: log},
+	err = function.Serve(&Function{log: log, ttl: *ttl},
 		function.Listen(*network, *address),
 		function.MTLSCertificates(*certs),
 		function.Insecure(*insecure),

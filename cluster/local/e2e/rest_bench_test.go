@@ -10,12 +10,15 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
@@ -25,15 +28,82 @@ import (
 // restProcesses are the processes whose CPU the at-rest figures break down.
 var restProcesses = []string{"crossplane", "function-eventing-auth", "kube-controller-manager"}
 
+// The settings the at-rest figures hold for, as docs/operations.md gives them
+// to a landscape: core's --sync-interval, and the TTL of the composition
+// function's answers (function-eventing-auth's DefaultTTL).
+const (
+	landscapeSyncInterval = 10 * time.Hour
+	functionTTL           = 10 * time.Hour
+)
+
+// resyncsWakingEachXR are the informers of core whose resync reconciles every
+// EventingAuth: the EventingAuths', the IASApplications', the RuntimeSecrets'
+// and the CompositionRevisions' (core v2.4.2 maps each to the XRs).
+const resyncsWakingEachXR = 4
+
 // atRest waits until all EventingAuths are Ready, then takes what the stack
-// costs over restWindow with nothing changing: write requests to the
+// costs with nothing changing: over restWindow, write requests to the
 // management API server by every party, Crossplane core's reconciles and CPU,
-// the provider's CPU and its IAS calls, each per 1,000 runtimes on the stack
-// (composed and direct) and broken down. A Ready runtime whose inputs did not
-// change should cost no write; what remains is leader-election leases and the
-// hourly poll's share.
+// the provider's CPU and its IAS calls; then what one reconcile of every
+// EventingAuth costs when nothing changed (as a resync or the TTL causes), and
+// what those cost an hour at the landscape's settings. Each figure is per
+// 1,000 runtimes on the stack (composed and direct) and broken down. A Ready
+// runtime whose inputs did not change should cost no write; what remains is
+// leader-election leases and the periodic reconciles' share.
 func (c *composed) atRest(ctx context.Context, composedRuntimes int) {
 	c.waitXRsReady(ctx, composedRuntimes)
+	w := c.measure(ctx, func() {
+		select {
+		case <-ctx.Done():
+			c.b.Fatal(ctx.Err())
+		case <-time.After(restWindowFor(c.b)):
+		}
+	})
+	per1000 := 1000 / float64(c.runtimes)
+	fmt.Printf("BENCH composed_rest_runtimes %d\n", c.runtimes)
+	fmt.Printf("BENCH composed_rest_window_s %.0f\n", w.took.Seconds())
+	for _, k := range slices.Sorted(maps.Keys(w.writes)) {
+		fmt.Printf("BENCH composed_rest_api_writes_per_s{%s} %.3f\n", commaKey(k), w.writes[k]/w.took.Seconds())
+	}
+	for _, k := range slices.Sorted(maps.Keys(w.reconciles)) {
+		fmt.Printf("BENCH composed_rest_core_reconciles_per_min{%s} %.2f\n", k, w.reconciles[k]/w.took.Minutes())
+	}
+	for _, p := range slices.Sorted(maps.Keys(w.cpu)) {
+		fmt.Printf("BENCH composed_rest_cpu_s_per_min{%s} %.2f\n", p, w.cpu[p].Seconds()/w.took.Minutes())
+	}
+	fmt.Printf("BENCH composed_rest_ias_calls_per_s %.3f\n", float64(w.iasCalls)/w.took.Seconds())
+
+	// The periodic share: every EventingAuth reconciled with nothing changed,
+	// at most once per TTL and once per resync of each informer that wakes it.
+	idle := c.idleReconciles(ctx, composedRuntimes)
+	perHour := float64(composedRuntimes) * (time.Hour.Hours()/functionTTL.Hours() + resyncsWakingEachXR*time.Hour.Hours()/landscapeSyncInterval.Hours())
+	fmt.Printf("BENCH composed_rest_periodic_reconciles_per_h %.0f\n", perHour)
+	periodic := func(v float64) float64 { return v / float64(composedRuntimes) * perHour / 3600 } // per second
+	figure("composed_rest_api_writes_per_s_per_1000",
+		per1000*(sum(w.writes)/w.took.Seconds()+periodic(sum(idle.writes))), 1)
+	// The hourly poll's share: every EventingAuth once an hour.
+	figure("composed_rest_core_reconciles_per_min_per_1000",
+		per1000*(sum(w.reconciles)/w.took.Minutes()+60*periodic(float64(composedRuntimes))), 1000.0/60)
+	fmt.Printf("BENCH composed_rest_core_cpu_s_per_min_per_1000 %.3f\n",
+		per1000*(w.cpu["crossplane"].Seconds()/w.took.Minutes()+60*periodic(idle.cpu["crossplane"].Seconds())))
+	fmt.Printf("BENCH composed_rest_function_cpu_s_per_min_per_1000 %.3f\n",
+		per1000*(w.cpu["function-eventing-auth"].Seconds()/w.took.Minutes()+60*periodic(idle.cpu["function-eventing-auth"].Seconds())))
+	fmt.Printf("BENCH composed_rest_provider_cpu_s_per_min_per_1000 %.3f\n", per1000*w.cpu["provider"].Seconds()/w.took.Minutes())
+}
+
+// restCost is what the stack did while something ran: write requests to the
+// management API server by "resource verb", core's reconciles by
+// "controller,result", CPU by process, IAS calls.
+type restCost struct {
+	took       time.Duration
+	writes     map[string]float64
+	reconciles map[string]float64
+	cpu        map[string]time.Duration
+	iasCalls   int
+}
+
+// measure takes what the stack does while during runs.
+func (c *composed) measure(ctx context.Context, during func()) restCost {
 	writes0, err := apiWrites(ctx, c.s.MgmtKubeconfig)
 	if err != nil {
 		c.b.Fatal(err)
@@ -42,53 +112,104 @@ func (c *composed) atRest(ctx context.Context, composedRuntimes int) {
 	if err != nil {
 		c.b.Fatal(err)
 	}
-	cpu0 := c.cpu()
-	calls0, start := c.iasCalls(), time.Now()
-	select {
-	case <-ctx.Done():
-		c.b.Fatal(ctx.Err())
-	case <-time.After(restWindowFor(c.b)):
-	}
-	window := time.Since(start)
-	writes, err := apiWrites(ctx, c.s.MgmtKubeconfig)
-	if err != nil {
+	cpu0, calls0, start := c.cpu(), c.iasCalls(), time.Now()
+	during()
+	out := restCost{took: time.Since(start), iasCalls: c.iasCalls() - calls0, cpu: c.cpu()}
+	if out.writes, err = apiWrites(ctx, c.s.MgmtKubeconfig); err != nil {
 		c.b.Fatal(err)
 	}
-	reconciles, err := coreReconciles(ctx, c.s.CoreMetrics)
-	if err != nil {
+	if out.reconciles, err = coreReconciles(ctx, c.s.CoreMetrics); err != nil {
 		c.b.Fatal(err)
 	}
-	cpu := c.cpu()
-	per1000 := 1000 / float64(c.runtimes)
-	fmt.Printf("BENCH composed_rest_runtimes %d\n", c.runtimes)
-	fmt.Printf("BENCH composed_rest_window_s %.0f\n", window.Seconds())
-
-	total := 0.0
-	for _, k := range slices.Sorted(maps.Keys(writes)) {
-		if d := writes[k] - writes0[k]; d > 0 {
-			total += d
-			fmt.Printf("BENCH composed_rest_api_writes_per_s{%s} %.3f\n", commaKey(k), d/window.Seconds())
+	for k := range out.writes {
+		if out.writes[k] -= writes0[k]; out.writes[k] <= 0 {
+			delete(out.writes, k)
 		}
 	}
-	figure("composed_rest_api_writes_per_s_per_1000", per1000*total/window.Seconds(), 1)
-
-	// The hourly poll's share: every EventingAuth once an hour.
-	const hourlyShare = 1000.0 / 60
-	all := 0.0
-	for _, k := range slices.Sorted(maps.Keys(reconciles)) {
-		if d := reconciles[k] - reconciles0[k]; d > 0 {
-			fmt.Printf("BENCH composed_rest_core_reconciles_per_min{%s} %.2f\n", k, d/window.Minutes())
-			all += d
+	for k := range out.reconciles {
+		if out.reconciles[k] -= reconciles0[k]; out.reconciles[k] <= 0 {
+			delete(out.reconciles, k)
 		}
 	}
-	figure("composed_rest_core_reconciles_per_min_per_1000", per1000*all/window.Minutes(), hourlyShare)
-
-	for _, p := range append([]string{"provider"}, restProcesses...) {
-		fmt.Printf("BENCH composed_rest_cpu_s_per_min{%s} %.2f\n", p, (cpu[p]-cpu0[p]).Seconds()/window.Minutes())
+	for k := range out.cpu {
+		out.cpu[k] -= cpu0[k]
 	}
-	fmt.Printf("BENCH composed_rest_core_cpu_s_per_min_per_1000 %.3f\n", per1000*(cpu["crossplane"]-cpu0["crossplane"]).Seconds()/window.Minutes())
-	fmt.Printf("BENCH composed_rest_provider_cpu_s_per_min_per_1000 %.3f\n", per1000*(cpu["provider"]-cpu0["provider"]).Seconds()/window.Minutes())
-	fmt.Printf("BENCH composed_rest_ias_calls_per_s %.3f\n", float64(c.iasCalls()-calls0)/window.Seconds())
+	return out
+}
+
+func sum(m map[string]float64) float64 {
+	t := 0.0
+	for _, v := range m {
+		t += v
+	}
+	return t
+}
+
+// idleReconciles has core reconcile every EventingAuth once with nothing
+// changed, as a resync of its informers does, by labelling the Composition's
+// newest CompositionRevision (core wakes every XR of the Composition when a
+// revision changes); it prints and returns what those reconciles cost, the
+// label's own write left out.
+func (c *composed) idleReconciles(ctx context.Context, n int) restCost {
+	revs := &unstructured.UnstructuredList{}
+	revs.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.crossplane.io", Version: "v1", Kind: "CompositionRevisionList"})
+	if err := c.mgmt.List(ctx, revs); err != nil {
+		c.b.Fatal(err)
+	}
+	var newest *unstructured.Unstructured
+	for i := range revs.Items {
+		r := &revs.Items[i]
+		rev, _, _ := unstructured.NestedInt64(r.Object, "spec", "revision")
+		if newest == nil {
+			newest = r
+		} else if cur, _, _ := unstructured.NestedInt64(newest.Object, "spec", "revision"); rev > cur {
+			newest = r
+		}
+	}
+	if newest == nil {
+		c.b.Fatal("no CompositionRevision")
+	}
+	const controller = "composite/eventingauths.composite.eventingauth.kyma-project.io"
+	reconciled := func() float64 {
+		r, err := coreReconciles(ctx, c.s.CoreMetrics)
+		if err != nil {
+			c.b.Fatal(err)
+		}
+		t := 0.0
+		for k, v := range r {
+			if strings.HasPrefix(k, controller+",") {
+				t += v
+			}
+		}
+		return t
+	}
+	cost := c.measure(ctx, func() {
+		before := reconciled()
+		patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{"bench.eventingauth.kyma-project.io/idle-reconcile":"%d"}}}`, time.Now().Unix()))
+		if err := c.mgmt.Patch(ctx, newest, client.RawPatch(types.MergePatchType, patch)); err != nil {
+			c.b.Fatal(err)
+		}
+		deadline := time.Now().Add(15 * time.Minute)
+		for reconciled()-before < float64(n) {
+			if time.Now().After(deadline) {
+				c.b.Fatalf("core reconciled %.0f of %d EventingAuths in 15 minutes", reconciled()-before, n)
+			}
+			time.Sleep(time.Second)
+		}
+		time.Sleep(5 * time.Second) // the last reconciles' writes
+	})
+	cost.writes["compositionrevisions PATCH"]--
+	fmt.Printf("BENCH composed_idle_reconcile_all_s %.1f\n", cost.took.Seconds())
+	for _, k := range slices.Sorted(maps.Keys(cost.writes)) {
+		if v := cost.writes[k] / float64(n); v >= 0.01 {
+			fmt.Printf("BENCH composed_idle_reconcile_api_writes_per_xr{%s} %.2f\n", commaKey(k), v)
+		}
+	}
+	fmt.Printf("BENCH composed_idle_reconcile_api_writes_per_xr %.2f\n", sum(cost.writes)/float64(n))
+	for _, p := range slices.Sorted(maps.Keys(cost.cpu)) {
+		fmt.Printf("BENCH composed_idle_reconcile_cpu_ms_per_xr{%s} %.2f\n", p, 1000*cost.cpu[p].Seconds()/float64(n))
+	}
+	return cost
 }
 
 // restWindowFor is restWindow, or BENCH_REST_WINDOW (a Go duration) for a
