@@ -52,6 +52,7 @@ type shared struct {
 	publisher managed.LocalConnectionPublisher
 	users     Users
 	created   *created
+	deleted   *deleted
 	// listSettle is how long after a create without answer IAS's lists are
 	// trusted to show the app, if it was made.
 	listSettle time.Duration
@@ -163,6 +164,17 @@ type external struct {
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
+	if id := meta.GetExternalName(cr); meta.WasDeleted(cr) && id != "" {
+		switch {
+		case e.deleted.gone(cr.GetUID(), id, e.now()):
+			return managed.ExternalObservation{}, nil
+		case id == cr.Status.AtProvider.ID:
+			// An earlier Observe found this app and that it is a customer app
+			// of ours; Delete takes a 404 for gone. Asking IAS again would cost
+			// the tenant a call per deleted runtime.
+			return managed.ExternalObservation{ResourceExists: true}, nil
+		}
+	}
 	if c, ok := e.created.recall(cr.GetUID(), meta.GetExternalName(cr), cr.Status.AtProvider.SecretsCheckedAt != nil, e.now()); ok {
 		return e.observeCreated(ctx, cr, c)
 	}
@@ -334,6 +346,7 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	if err := e.ias.DeleteApplication(ctx, id); err != nil && !ias.IsNotFound(err) {
 		return managed.ExternalDelete{}, err
 	}
+	e.deleted.put(cr.GetUID(), id, e.now())
 	return managed.ExternalDelete{}, nil
 }
 

@@ -74,7 +74,7 @@ func (w world) external(t *testing.T) (*external, *result) {
 	r := &result{}
 	log := &eventLog{}
 	e := &external{ias: w.ias, now: func() time.Time { return at }, shared: shared{
-		kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: &created{},
+		kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: &created{}, deleted: &deleted{},
 		users:     usersFn(func(string) string { return w.pending }),
 		publisher: publisherFn(func(cd managed.ConnectionDetails) { r.published = append(r.published, cd) })}}
 	if w.steady {
@@ -508,6 +508,68 @@ func TestCreateAndDelete(t *testing.T) {
 				}
 				return err
 			},
+		},
+		"deleting an app observed before: IAS is not asked again": {
+			cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
+				cr.SetDeletionTimestamp(&metav1.Time{Time: at})
+				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
+				cr.Status.AtProvider.ID = appID
+			}), ias: oneApp(ourSecret("s1", "abcd")),
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				obs, err := e.Observe(context.Background(), cr)
+				if f := e.ias.(*fakeIAS); f.reads != 0 || !obs.ResourceExists {
+					t.Errorf("Observe() while deleting: %d IAS reads, exists %v; want none, exists", f.reads, obs.ResourceExists)
+				}
+				return err
+			},
+		},
+		"after its Delete the app is gone without asking IAS: one call per deletion": {
+			cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
+				cr.SetDeletionTimestamp(&metav1.Time{Time: at})
+				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
+				cr.Status.AtProvider.ID = appID
+			}), ias: oneApp(ourSecret("s1", "abcd")),
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				for i, want := range []bool{true, false} {
+					obs, err := e.Observe(context.Background(), cr)
+					if err != nil {
+						return err
+					}
+					if obs.ResourceExists != want {
+						t.Errorf("Observe() #%d while deleting: exists %v, want %v", i+1, obs.ResourceExists, want)
+					}
+					if obs.ResourceExists {
+						if _, err := e.Delete(context.Background(), cr); err != nil {
+							return err
+						}
+					}
+				}
+				if f := e.ias.(*fakeIAS); f.reads != 0 {
+					t.Errorf("deletion made %d IAS reads, want none", f.reads)
+				}
+				return nil
+			},
+			calls: []string{"delete app " + appID},
+		},
+		"a Delete forgotten by a restart: the app is deleted again, a 404 taken for gone": {
+			cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
+				cr.SetDeletionTimestamp(&metav1.Time{Time: at})
+				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
+				cr.Status.AtProvider.ID = appID
+			}), ias: &fakeIAS{},
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				if obs, err := e.Observe(context.Background(), cr); err != nil || !obs.ResourceExists {
+					t.Errorf("Observe(): exists %v, err %v; want exists", obs.ResourceExists, err)
+				}
+				if _, err := e.Delete(context.Background(), cr); err != nil {
+					return err
+				}
+				if obs, err := e.Observe(context.Background(), cr); err != nil || obs.ResourceExists {
+					t.Errorf("Observe() after Delete(): exists %v, err %v; want gone", obs.ResourceExists, err)
+				}
+				return nil
+			},
+			calls: []string{"delete app " + appID},
 		},
 		"delete by UUID": {
 			cr: newCR(withExternalName(appID)), ias: oneApp(),

@@ -53,6 +53,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 				publisher:  managed.NewAPILocalSecretPublisher(mgr.GetClient(), mgr.GetScheme()),
 				users:      runtimeSecretUsers{kube: mgr.GetClient()},
 				created:    &created{},
+				deleted:    &deleted{},
 				listSettle: c.ListSettle,
 				// One listing of the tenant serves every resource's poll.
 				inventoryAge:  c.InventoryAge,
