@@ -28,13 +28,9 @@ import (
 // restProcesses are the processes whose CPU the at-rest figures break down.
 var restProcesses = []string{"crossplane", "function-eventing-auth", "kube-controller-manager"}
 
-// The settings the at-rest figures hold for, as docs/operations.md gives them
-// to a landscape: core's --sync-interval, and the TTL of the composition
-// function's answers (function-eventing-auth's DefaultTTL).
-const (
-	landscapeSyncInterval = 10 * time.Hour
-	functionTTL           = 10 * time.Hour
-)
+// functionTTL is how long core keeps the composition function's answers
+// (function-eventing-auth's DefaultTTL, a module of its own).
+const functionTTL = 10 * time.Hour
 
 // resyncsWakingEachXR are the informers of core whose resync reconciles every
 // EventingAuth: the EventingAuths', the IASApplications', the RuntimeSecrets'
@@ -46,7 +42,7 @@ const resyncsWakingEachXR = 4
 // management API server by every party, Crossplane core's reconciles and CPU,
 // the provider's CPU and its IAS calls; then what one reconcile of every
 // EventingAuth costs when nothing changed (as a resync or the TTL causes), and
-// what those cost an hour at the landscape's settings. Each figure is per
+// what those cost an hour at the stack's settings (a landscape's). Each figure is per
 // 1,000 runtimes on the stack (composed and direct) and broken down. A Ready
 // runtime whose inputs did not change should cost no write; what remains is
 // leader-election leases and the periodic reconciles' share.
@@ -76,7 +72,7 @@ func (c *composed) atRest(ctx context.Context, composedRuntimes int) {
 	// The periodic share: every EventingAuth reconciled with nothing changed,
 	// at most once per TTL and once per resync of each informer that wakes it.
 	idle := c.idleReconciles(ctx, composedRuntimes)
-	perHour := float64(composedRuntimes) * (time.Hour.Hours()/functionTTL.Hours() + resyncsWakingEachXR*time.Hour.Hours()/landscapeSyncInterval.Hours())
+	perHour := float64(composedRuntimes) * (time.Hour.Hours()/functionTTL.Hours() + resyncsWakingEachXR*time.Hour.Hours()/localstack.CoreSyncInterval.Hours())
 	fmt.Printf("BENCH composed_rest_periodic_reconciles_per_h %.0f\n", perHour)
 	periodic := func(v float64) float64 { return v / float64(composedRuntimes) * perHour / 3600 } // per second
 	figure("composed_rest_api_writes_per_s_per_1000",

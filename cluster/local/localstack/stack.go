@@ -39,6 +39,10 @@ const (
 	KCPNamespace        = "kcp-system"
 )
 
+// CoreSyncInterval is Crossplane core's --sync-interval on the stack, as
+// docs/operations.md gives it to landscapes (core's default is 1h).
+const CoreSyncInterval = 10 * time.Hour
+
 // Options of the stack.
 type Options struct {
 	// Root is the repository's root directory.
@@ -314,7 +318,10 @@ func (s *Stack) crossplane(ctx context.Context) error {
 			// The setting docs/operations.md gives landscapes: with core's default
 			// of 100, every composed resource's write wakes its XR at once; fewer
 			// workers let those wake-ups coalesce (docs/performance.md).
-			"--max-concurrent-reconciles=10"}, s.o.CoreArgs...)...)
+			"--max-concurrent-reconciles=10",
+			// The resync docs/operations.md gives landscapes: each resync re-runs
+			// every EventingAuth.
+			"--sync-interval=" + CoreSyncInterval.String()}, s.o.CoreArgs...)...)
 	if err != nil {
 		return err
 	}
