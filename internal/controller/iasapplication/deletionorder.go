@@ -24,10 +24,15 @@ import (
 // waits for the RuntimeSecrets that carry its credentials to runtimes.
 const ReasonWaitingForRuntimeSecrets xpv2.ConditionReason = "WaitingForRuntimeSecrets"
 
+// quietHold is how long a deletion held only for RuntimeSecrets that are
+// themselves being deleted waits before its condition says so.
+const quietHold = 30 * time.Second
+
 // HoldDeletion keeps the order of deletion: an IAS app is deleted only once no
 // RuntimeSecret uses it, so that no runtime is left holding credentials IAS no
 // longer accepts. While one does, the IASApplication's deletion waits, says so
-// in its Ready condition, and costs nothing more: the deletion of the last
+// in its Ready condition (after quietHold if every such RuntimeSecret is being
+// deleted too), and costs nothing more: the deletion of the last
 // RuntimeSecret wakes it (WakeOnUserDeletion), and its poll is the safety net.
 //
 // This replaces a Usage (protection.crossplane.io) in the Composition. Core's
@@ -43,11 +48,18 @@ func HoldDeletion(r reconcile.Reconciler, kube client.Client, poll time.Duration
 		if err := kube.Get(ctx, req.NamespacedName, cr); err != nil || !meta.WasDeleted(cr) || !deletesApp(cr) {
 			return r.Reconcile(ctx, req)
 		}
-		users, err := usersOf(ctx, kube, cr)
+		users, allDeleting, err := usersOf(ctx, kube, cr)
 		if err != nil || len(users) == 0 {
 			// An error is the managed reconciler's to report; it reads the
 			// same cache.
 			return r.Reconcile(ctx, req)
+		}
+		if quiet := cr.GetDeletionTimestamp().Add(quietHold); allDeleting && time.Now().Before(quiet) {
+			// Deleted together, as the garbage collector deletes a runtime's
+			// resources: the RuntimeSecrets are on their way and their
+			// deletion wakes this one. Saying so would cost a mass deletion
+			// a status write per runtime.
+			return reconcile.Result{RequeueAfter: min(poll, time.Until(quiet))}, nil
 		}
 		waiting := xpv2.Deleting().WithMessage(waitingForUsers(users))
 		waiting.Reason = ReasonWaitingForRuntimeSecrets
@@ -68,17 +80,19 @@ func deletesApp(cr *v1alpha1.IASApplication) bool {
 
 // usersOf names the RuntimeSecrets that use the app, deleting or not: one
 // being deleted still has the credentials on its runtime until it is gone.
-func usersOf(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) ([]string, error) {
+// allDeleting tells whether every one of them is being deleted.
+func usersOf(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) (names []string, allDeleting bool, err error) {
 	using, err := usingRuntimeSecrets(ctx, kube, cr)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	out := make([]string, 0, len(using))
+	names, allDeleting = make([]string, 0, len(using)), true
 	for _, rs := range using {
-		out = append(out, rs.GetName())
+		names = append(names, rs.GetName())
+		allDeleting = allDeleting && meta.WasDeleted(rs)
 	}
-	slices.Sort(out)
-	return out, nil
+	slices.Sort(names)
+	return names, allDeleting, nil
 }
 
 // waitingForUsers says what a held deletion waits for.
