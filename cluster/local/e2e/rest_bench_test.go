@@ -48,11 +48,18 @@ const resyncsWakingEachXR = 4
 // leader-election leases and the periodic reconciles' share.
 func (c *composed) atRest(ctx context.Context, composedRuntimes int) {
 	c.waitXRsReady(ctx, composedRuntimes)
+	var perMinute []float64 // EventingAuth reconciles in each minute of the window
 	w := c.measure(ctx, func() {
-		select {
-		case <-ctx.Done():
-			c.b.Fatal(ctx.Err())
-		case <-time.After(restWindowFor(c.b)):
+		end := time.Now().Add(restWindowFor(c.b))
+		last := c.xrReconciles(ctx)
+		for time.Now().Before(end) {
+			select {
+			case <-ctx.Done():
+				c.b.Fatal(ctx.Err())
+			case <-time.After(min(time.Minute, time.Until(end))):
+			}
+			n := c.xrReconciles(ctx)
+			perMinute, last = append(perMinute, n-last), n
 		}
 	})
 	per1000 := 1000 / float64(c.runtimes)
@@ -68,6 +75,9 @@ func (c *composed) atRest(ctx context.Context, composedRuntimes int) {
 		fmt.Printf("BENCH composed_rest_cpu_s_per_min{%s} %.2f\n", p, w.cpu[p].Seconds()/w.took.Minutes())
 	}
 	fmt.Printf("BENCH composed_rest_ias_calls_per_s %.3f\n", float64(w.iasCalls)/w.took.Seconds())
+	for i, n := range perMinute {
+		fmt.Printf("BENCH composed_rest_xr_reconciles{minute=%d} %.0f\n", i+1, n)
+	}
 
 	// The periodic share: every EventingAuth reconciled with nothing changed,
 	// at most once per TTL and once per resync of each informer that wakes it.
@@ -141,6 +151,24 @@ func sum(m map[string]float64) float64 {
 	return t
 }
 
+// xrController is Crossplane core's controller of EventingAuths.
+const xrController = "composite/eventingauths.composite.eventingauth.kyma-project.io"
+
+// xrReconciles is how many reconciles of EventingAuths core has made so far.
+func (c *composed) xrReconciles(ctx context.Context) float64 {
+	r, err := coreReconciles(ctx, c.s.CoreMetrics)
+	if err != nil {
+		c.b.Fatal(err)
+	}
+	t := 0.0
+	for k, v := range r {
+		if strings.HasPrefix(k, xrController+",") {
+			t += v
+		}
+	}
+	return t
+}
+
 // idleReconciles has core reconcile every EventingAuth once with nothing
 // changed, as a resync of its informers does, by labelling the Composition's
 // newest CompositionRevision (core wakes every XR of the Composition when a
@@ -165,30 +193,16 @@ func (c *composed) idleReconciles(ctx context.Context, n int) restCost {
 	if newest == nil {
 		c.b.Fatal("no CompositionRevision")
 	}
-	const controller = "composite/eventingauths.composite.eventingauth.kyma-project.io"
-	reconciled := func() float64 {
-		r, err := coreReconciles(ctx, c.s.CoreMetrics)
-		if err != nil {
-			c.b.Fatal(err)
-		}
-		t := 0.0
-		for k, v := range r {
-			if strings.HasPrefix(k, controller+",") {
-				t += v
-			}
-		}
-		return t
-	}
 	cost := c.measure(ctx, func() {
-		before := reconciled()
+		before := c.xrReconciles(ctx)
 		patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{"bench.eventingauth.kyma-project.io/idle-reconcile":"%d"}}}`, time.Now().Unix()))
 		if err := c.mgmt.Patch(ctx, newest, client.RawPatch(types.MergePatchType, patch)); err != nil {
 			c.b.Fatal(err)
 		}
 		deadline := time.Now().Add(15 * time.Minute)
-		for reconciled()-before < float64(n) {
+		for c.xrReconciles(ctx)-before < float64(n) {
 			if time.Now().After(deadline) {
-				c.b.Fatalf("core reconciled %.0f of %d EventingAuths in 15 minutes", reconciled()-before, n)
+				c.b.Fatalf("core reconciled %.0f of %d EventingAuths in 15 minutes", c.xrReconciles(ctx)-before, n)
 			}
 			time.Sleep(time.Second)
 		}
