@@ -26,7 +26,7 @@ import (
 // workers is the provider's default --max-reconcile-rate: workers per controller.
 const workers = 10
 
-// BenchmarkIsolation takes the figures of broken neighbours (issue 21): healthy
+// BenchmarkIsolation takes the figures of broken neighbours: healthy
 // work beside a hung IAS tenant with 20 apps and 100 runtimes that hang (50)
 // or refuse (50); then a new runtime beside 1,000 unreachable ones and 1,000
 // healthy ones; then 1,000 resources of a ProviderConfig with a wrong password.

@@ -18,7 +18,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/waitall"
 )
 
-// BenchmarkScale takes the figures of issue 11 in one run, in this order: a
+// BenchmarkScale takes the figures of the provider at scale in one run, in this order: a
 // single runtime on an idle system, 200 runtimes at once, their deletion, 1,000
 // runtimes at once, and new runtimes while those 1,000 poll. Each figure is
 // printed as "BENCH <key> <value> bound <bound> ratio <value/bound>".

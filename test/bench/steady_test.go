@@ -36,7 +36,7 @@ import (
 // one namespace, a Secret named after each runtime.
 const steadyNamespace = "runtimes"
 
-// BenchmarkSteady takes the figures of issue 12 at BENCH_RUNTIMES (default
+// BenchmarkSteady takes the figures of a landscape at rest at BENCH_RUNTIMES (default
 // 10,000) Ready runtimes. It builds that steady state directly, as the provider
 // leaves it (apps and secrets in the simulator; IASApplication, RuntimeSecret,
 // kubeconfig and connection Secret per runtime with their status; the runtime
