@@ -33,12 +33,12 @@ func testScheme(t *testing.T) *runtime.Scheme {
 
 // appNamed is IASApplication ns/name with connection Secret name-ias, being
 // deleted if deleting.
-func appNamed(name string, deleting bool, policies ...xpv2.ManagementAction) *v1alpha1.IASApplication {
+func appNamed(name string, inDeletion bool, policies ...xpv2.ManagementAction) *v1alpha1.IASApplication {
 	a := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Finalizers: []string{"finalizer.managedresource.crossplane.io"}}}
 	a.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: name + "-ias"})
 	a.SetManagementPolicies(policies)
-	if deleting {
-		a.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	if inDeletion {
+		deleting(a, time.Now())
 	}
 	return a
 }

@@ -93,6 +93,14 @@ func newCR(mods ...func(*v1alpha1.IASApplication)) *v1alpha1.IASApplication {
 	return cr
 }
 
+// inDeletion marks the resource as being deleted since at.
+func inDeletion(cr *v1alpha1.IASApplication) { deleting(cr, at) }
+
+// observedAs records that an Observe found the app id (status.atProvider.id).
+func observedAs(id string) func(*v1alpha1.IASApplication) {
+	return func(cr *v1alpha1.IASApplication) { cr.Status.AtProvider.ID = id }
+}
+
 func withExternalName(id string) func(*v1alpha1.IASApplication) {
 	return func(cr *v1alpha1.IASApplication) { meta.SetExternalName(cr, id) }
 }
@@ -202,10 +210,7 @@ func TestObserve(t *testing.T) {
 			w: world{cr: newCR(withExternalName("22222222-2222-2222-2222-222222222222")), ias: &fakeIAS{}},
 		},
 		"deleting, UUID gone: gone, no namesake looked for": {
-			w: world{cr: newCR(withExternalName("22222222-2222-2222-2222-222222222222"), func(cr *v1alpha1.IASApplication) {
-				cr.SetDeletionTimestamp(&metav1.Time{Time: at})
-				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
-			}), ias: oneApp()},
+			w: world{cr: newCR(withExternalName("22222222-2222-2222-2222-222222222222"), inDeletion), ias: oneApp()},
 		},
 		"not a customer-created app: refused": {
 			w:   world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: "bundled"}}}},
@@ -497,10 +502,7 @@ func TestCreateAndDelete(t *testing.T) {
 			},
 		},
 		"observed while deleting: existence only, its secrets are not listed": {
-			cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
-				cr.SetDeletionTimestamp(&metav1.Time{Time: at})
-				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
-			}), ias: oneApp(ourSecret("s1", "abcd")),
+			cr: newCR(withExternalName(appID), inDeletion), ias: oneApp(ourSecret("s1", "abcd")),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				obs, err := e.Observe(context.Background(), cr)
 				if f := e.ias.(*fakeIAS); f.reads != 1 || !obs.ResourceExists {
@@ -510,11 +512,7 @@ func TestCreateAndDelete(t *testing.T) {
 			},
 		},
 		"deleting an app observed before: IAS is not asked again": {
-			cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
-				cr.SetDeletionTimestamp(&metav1.Time{Time: at})
-				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
-				cr.Status.AtProvider.ID = appID
-			}), ias: oneApp(ourSecret("s1", "abcd")),
+			cr: newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: oneApp(ourSecret("s1", "abcd")),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				obs, err := e.Observe(context.Background(), cr)
 				if f := e.ias.(*fakeIAS); f.reads != 0 || !obs.ResourceExists {
@@ -524,11 +522,7 @@ func TestCreateAndDelete(t *testing.T) {
 			},
 		},
 		"after its Delete the app is gone without asking IAS: one call per deletion": {
-			cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
-				cr.SetDeletionTimestamp(&metav1.Time{Time: at})
-				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
-				cr.Status.AtProvider.ID = appID
-			}), ias: oneApp(ourSecret("s1", "abcd")),
+			cr: newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: oneApp(ourSecret("s1", "abcd")),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				for i, want := range []bool{true, false} {
 					obs, err := e.Observe(context.Background(), cr)
@@ -552,11 +546,7 @@ func TestCreateAndDelete(t *testing.T) {
 			calls: []string{"delete app " + appID},
 		},
 		"a Delete forgotten by a restart: the app is deleted again, a 404 taken for gone": {
-			cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
-				cr.SetDeletionTimestamp(&metav1.Time{Time: at})
-				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
-				cr.Status.AtProvider.ID = appID
-			}), ias: &fakeIAS{},
+			cr: newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: &fakeIAS{},
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				if obs, err := e.Observe(context.Background(), cr); err != nil || !obs.ResourceExists {
 					t.Errorf("Observe(): exists %v, err %v; want exists", obs.ResourceExists, err)
