@@ -246,9 +246,7 @@ func testPasswordToCertificate(t *testing.T) {
 	putKubeconfig(t, ct.ns, "rt-switch", newKubeconfig(t, rtEnv, "rt-switch"))
 	a := ct.app("rt-switch")
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
-	rs := runtimeSecret(ct.ns, "rt-switch", "rt-switch", "")
-	rs.Spec.ForProvider.CredentialsSecretRef = nil
-	rs.Spec.ForProvider.ApplicationRef = &xpv2.NamespacedReference{Name: a.Name}
+	rs := runtimeSecretOfApp(ct.ns, "rt-switch", "rt-switch", a.Name)
 	g.Expect(k8s.Create(ctx, rs)).To(Succeed())
 	waitReady(t, a)
 	waitReady(t, rs)

@@ -30,9 +30,7 @@ func testDeletionOrder(t *testing.T) {
 	putKubeconfig(t, tn.ns, "rt-order", newKubeconfig(t, rtEnv, "rt-order"))
 	a := tn.app("rt-order")
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
-	rs := runtimeSecret(tn.ns, "rt-order", "rt-order", "")
-	rs.Spec.ForProvider.CredentialsSecretRef = nil
-	rs.Spec.ForProvider.ApplicationRef = &xpv2.NamespacedReference{Name: a.Name}
+	rs := runtimeSecretOfApp(tn.ns, "rt-order", "rt-order", a.Name)
 	g.Expect(k8s.Create(ctx, rs)).To(Succeed())
 	waitReady(t, rs)
 	onRuntimeKey := types.NamespacedName{Namespace: tn.ns, Name: "eventing-webhook-auth"}
@@ -60,9 +58,7 @@ func testDeletionOrder(t *testing.T) {
 	b := tn.app("rt-order-2")
 	g.Expect(k8s.Create(ctx, b)).To(Succeed())
 	putKubeconfig(t, tn.ns, "rt-order-2", newKubeconfig(t, rtEnv, "rt-order-2"))
-	rs2 := runtimeSecret(tn.ns, "rt-order-2", "rt-order-2", "")
-	rs2.Spec.ForProvider.CredentialsSecretRef = nil
-	rs2.Spec.ForProvider.ApplicationRef = &xpv2.NamespacedReference{Name: b.Name}
+	rs2 := runtimeSecretOfApp(tn.ns, "rt-order-2", "rt-order-2", b.Name)
 	rs2.Spec.ForProvider.Target.Name = "second"
 	g.Expect(k8s.Create(ctx, rs2)).To(Succeed())
 	waitReady(t, rs2)

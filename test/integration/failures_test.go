@@ -150,9 +150,7 @@ func testRotationWaitsForRuntimes(t *testing.T) {
 	for _, id := range []string{"lockout-a", "lockout-b"} {
 		newRuntimeNamespace(t, rt, tn.ns+"-"+id)
 		putKubeconfig(t, tn.ns, id, newKubeconfig(t, rtEnv, id))
-		rs := runtimeSecret(tn.ns, id, id, "")
-		rs.Spec.ForProvider.CredentialsSecretRef = nil
-		rs.Spec.ForProvider.ApplicationRef = &xpv2.NamespacedReference{Name: a.Name}
+		rs := runtimeSecretOfApp(tn.ns, id, id, a.Name)
 		rs.Spec.ForProvider.Target.Namespace = tn.ns + "-" + id
 		g.Expect(k8s.Create(ctx, rs)).To(Succeed())
 		users[id] = rs

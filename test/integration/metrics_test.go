@@ -82,9 +82,7 @@ func testCredentialsInView(t *testing.T) {
 	refused := l.Addr().String()
 	g.Expect(l.Close()).To(Succeed())
 	pointAt(t, tn.ns, "creds-unreachable", "https://"+refused)
-	rs := runtimeSecret(tn.ns, "creds-unreachable", "creds-unreachable", "")
-	rs.Spec.ForProvider.CredentialsSecretRef = nil
-	rs.Spec.ForProvider.ApplicationRef = &xpv2.NamespacedReference{Name: rotating.Name}
+	rs := runtimeSecretOfApp(tn.ns, "creds-unreachable", "creds-unreachable", rotating.Name)
 	rs.Spec.ForProvider.Target.Namespace = tn.ns
 	g.Expect(k8s.Create(ctx, rs)).To(Succeed())
 

@@ -94,6 +94,15 @@ func runtimeSecret(ns, name, runtimeID, creds string) *runtimev1alpha1.RuntimeSe
 	}
 }
 
+// runtimeSecretOfApp is runtimeSecret with the IASApplication app in
+// applicationRef instead of a credentials Secret.
+func runtimeSecretOfApp(ns, name, runtimeID, app string) *runtimev1alpha1.RuntimeSecret {
+	rs := runtimeSecret(ns, name, runtimeID, "")
+	rs.Spec.ForProvider.CredentialsSecretRef = nil
+	rs.Spec.ForProvider.ApplicationRef = &xpv2.NamespacedReference{Name: app}
+	return rs
+}
+
 // onRuntime reads a Secret from a runtime.
 func onRuntime(g Gomega, c client.Client, ns, name string) *corev1.Secret {
 	s := &corev1.Secret{}

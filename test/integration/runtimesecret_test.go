@@ -120,9 +120,7 @@ func testRuntimeWaiting(t *testing.T) {
 	a := tn.app("rt-app-not-ready")
 	a.Spec.ProviderConfigReference.Name = "missing"
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
-	held := runtimeSecret(ns, "rt-held", "rt-waiting", "")
-	held.Spec.ForProvider.CredentialsSecretRef = nil
-	held.Spec.ForProvider.ApplicationRef = &xpv2.NamespacedReference{Name: a.Name}
+	held := runtimeSecretOfApp(ns, "rt-held", "rt-waiting", a.Name)
 	held.Spec.ForProvider.Target.Name = "held"
 	g.Expect(k8s.Create(ctx, held)).To(Succeed())
 	expectWaiting(t, held, "the IASApplication rt-app-not-ready to become Ready")
