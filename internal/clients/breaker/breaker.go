@@ -3,7 +3,10 @@
 // makes calls to a target known to fail fail fast, its half-open probe comes
 // after a delay that doubles up to a cap, and a bulkhead shared by all targets
 // of one kind bounds how many calls to failing targets run at once, and so the
-// share of a controller's workers they can hold.
+// share of a controller's workers they can hold. Calls to targets of unknown
+// health (first contacts, see firstcontact.go) are bounded the same way, and a
+// target's failure that a resource's condition recorded before a restart opens
+// its circuit again (see recall.go).
 package breaker
 
 import (
@@ -40,6 +43,9 @@ const (
 	// DefaultRejectedDelay is how long credentials a target rejected are not
 	// tried again, unless they change: IAS locks a user after a few failed logons.
 	DefaultRejectedDelay = 10 * time.Minute
+	// DefaultDetachedCalls bounds the first contacts that go on without a
+	// worker (see firstcontact.go): each holds a connection being set up.
+	DefaultDetachedCalls = 256
 )
 
 // Options of a Set.
@@ -52,8 +58,18 @@ type Options struct {
 	// default 1. A call that got no answer opens it at once.
 	ServerErrorThreshold uint
 	// BrokenCalls bounds the calls in flight, across all targets of the Set, to
-	// targets whose circuit is not closed.
+	// targets whose circuit is not closed; and, apart, the workers waiting on
+	// first contacts beyond FirstContactGrace.
 	BrokenCalls int
+	// Fresh, if set, is how long an answer keeps a target known to be healthy:
+	// a call to a target not heard from for longer is a first contact, and so
+	// is any call to a target that never answered. Unset, the Set makes no
+	// first contacts of its own: a target's first calls go one at a time until
+	// one is answered (as credentials are verified, see Rejected).
+	Fresh time.Duration
+	// DetachedCalls bounds first contacts in flight that no worker waits for;
+	// default DefaultDetachedCalls.
+	DetachedCalls int
 	// Rejected, if set, tells an answer that rejects the caller's credentials
 	// (IAS: 401, or 403 on an admin call). One such answer opens the target's
 	// logon circuit at once, for RejectedDelay.
@@ -66,6 +82,9 @@ type Options struct {
 type Set struct {
 	opts   Options
 	broken bulkhead.Bulkhead[*http.Response]
+	// firstContacts are the workers that may wait on first contacts beyond
+	// the grace; detached the first contacts that go on without a worker.
+	firstContacts, detached bulkhead.Bulkhead[*http.Response]
 
 	mu      sync.Mutex
 	targets map[string]*Target
@@ -89,10 +108,15 @@ func NewSet(o Options) *Set {
 	if o.RejectedDelay <= 0 {
 		o.RejectedDelay = DefaultRejectedDelay
 	}
+	if o.DetachedCalls <= 0 {
+		o.DetachedCalls = DefaultDetachedCalls
+	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
-	return &Set{opts: o, broken: bulkhead.New[*http.Response](uint(o.BrokenCalls)), targets: map[string]*Target{}, pruned: time.Now()}
+	return &Set{opts: o, broken: bulkhead.New[*http.Response](uint(o.BrokenCalls)),
+		firstContacts: bulkhead.New[*http.Response](uint(o.BrokenCalls)), detached: bulkhead.New[*http.Response](uint(o.DetachedCalls)),
+		targets: map[string]*Target{}, pruned: time.Now()}
 }
 
 // pruneEvery is how often targets unused for a while are dropped: targets are
@@ -127,14 +151,22 @@ func (s *Set) Find(key string) (*Target, bool) {
 	return t, ok
 }
 
-// A Guard runs one call through a target's circuits (see Target.Call).
-type Guard func(ctx context.Context, fn func() (*http.Response, error)) (*http.Response, error)
+// A Request is one call to a target: Do makes it under the context it is
+// given. A Read changes nothing at the target, so a first contact may let it
+// finish after its caller stopped waiting (see firstcontact.go).
+type Request struct {
+	Do   func(context.Context) (*http.Response, error)
+	Read bool
+}
+
+// A Guard runs one request through a target's circuits (see Target.Do).
+type Guard func(ctx context.Context, r Request) (*http.Response, error)
 
 // Guard returns the Guard of the target under key. It looks the target up on
 // each call, which also keeps it from being pruned while in use.
 func (s *Set) Guard(key, name string) Guard {
-	return func(ctx context.Context, fn func() (*http.Response, error)) (*http.Response, error) {
-		return s.Target(key, name).Call(ctx, fn)
+	return func(ctx context.Context, r Request) (*http.Response, error) {
+		return s.Target(key, name).Do(ctx, r)
 	}
 }
 
@@ -171,12 +203,16 @@ type Target struct {
 	verified  atomic.Bool
 	verifying chan struct{}
 
-	used   atomic.Int64 // unix nanoseconds of the last lookup
-	nOpen  atomic.Int32 // circuits of this target not closed, for the gauge
-	gone   atomic.Bool  // forgotten: its open circuits are no longer counted
-	mu     sync.Mutex
-	cause  string // what the last failure was
-	failed time.Time
+	used atomic.Int64 // unix nanoseconds of the last lookup
+	// answered is when the target last answered (unix nanoseconds, 0: never);
+	// probe is its first contact in flight, if any (see firstcontact.go).
+	answered atomic.Int64
+	probe    *probe       // guarded by mu
+	nOpen    atomic.Int32 // circuits of this target not closed, for the gauge
+	gone     atomic.Bool  // forgotten: its open circuits are no longer counted
+	mu       sync.Mutex
+	cause    string // what the last failure was
+	failed   time.Time
 }
 
 // circuit is an availability circuit with the count of its openings in a
@@ -184,6 +220,9 @@ type Target struct {
 type circuit struct {
 	circuitbreaker.CircuitBreaker[*http.Response]
 	opens atomic.Int32
+	// recalled, if not 0, is the open period (plus 1ns) of the next opening:
+	// the one Recall makes.
+	recalled atomic.Int64
 }
 
 func newTarget(s *Set, name string) *Target {
@@ -212,7 +251,13 @@ func (t *Target) circuit(failed func(*http.Response, error) bool, threshold uint
 		HandleIf(failed).
 		WithFailureThreshold(threshold).
 		WithSuccessThreshold(1).
-		WithDelayFunc(func(failsafe.ExecutionAttempt[*http.Response]) time.Duration { return t.nextDelay(&c.opens) }).
+		WithDelayFunc(func(failsafe.ExecutionAttempt[*http.Response]) time.Duration {
+			if d := c.recalled.Swap(0); d != 0 {
+				c.opens.Add(1)
+				return time.Duration(d - 1)
+			}
+			return t.nextDelay(&c.opens)
+		}).
 		WithJitterFactor(0.1).
 		OnStateChanged(t.changed).
 		OnClose(func(circuitbreaker.StateChangedEvent) { c.opens.Store(0) }).
@@ -260,14 +305,21 @@ func (t *Target) healthy() bool {
 	return t.logon == nil || t.logon.IsClosed()
 }
 
-// Call runs one call to the target through its circuits. A failure the
-// circuits count comes back as an *Error that names its cause and the next
-// try; so does a call refused because a circuit is open, or because too many
-// calls to failing targets are in flight already. The next try is also handed
-// to the retry hint in ctx, if any. fn's own answers, good or not, come back
-// as they are.
+// Call runs fn as one request that may change the target (see Do).
 func (t *Target) Call(ctx context.Context, fn func() (*http.Response, error)) (*http.Response, error) {
-	if !t.healthy() {
+	return t.Do(ctx, Request{Do: func(context.Context) (*http.Response, error) { return fn() }})
+}
+
+// Do runs one request to the target through its circuits. A failure the
+// circuits count comes back as an *Error that names its cause and the next
+// try; so does a request refused because a circuit is open, because too many
+// calls to failing targets are in flight already, or because the target's
+// first contact has not been answered yet. The next try is also handed to the
+// retry hint in ctx, if any. The request's own answers, good or not, come back
+// as they are.
+func (t *Target) Do(ctx context.Context, r Request) (*http.Response, error) {
+	switch {
+	case !t.healthy():
 		if !t.set.broken.TryAcquirePermit() {
 			return nil, t.refuse(ctx, refusedBusy)
 		}
@@ -275,7 +327,15 @@ func (t *Target) Call(ctx context.Context, fn func() (*http.Response, error)) (*
 		g := t.set.opts.Metrics.brokenCalls.WithLabelValues(string(t.set.opts.Kind))
 		g.Inc()
 		defer g.Dec()
+	case t.set.opts.Fresh > 0 && !t.known():
+		return t.firstContact(ctx, r)
 	}
+	return t.call(ctx, r.Do)
+}
+
+// call makes the request through the circuits (after the credentials are
+// verified, if the Set checks them) and records its outcome.
+func (t *Target) call(ctx context.Context, fn func(context.Context) (*http.Response, error)) (*http.Response, error) {
 	if t.logon != nil && !t.verified.Load() {
 		// Bounded: a tenant that hangs on its first call must not hold every
 		// waiting worker for that call's timeout.
@@ -295,10 +355,13 @@ func (t *Target) Call(ctx context.Context, fn func() (*http.Response, error)) (*
 			defer func() { <-t.verifying }()
 		}
 	}
-	resp, err := failsafe.With(t.policies...).Get(fn)
+	resp, err := failsafe.With(t.policies...).Get(func() (*http.Response, error) { return fn(ctx) })
 	rejected := t.logon != nil && err == nil && resp != nil && t.set.opts.Rejected(resp)
 	if t.logon != nil && err == nil && resp != nil && !rejected {
 		t.verified.Store(true)
+	}
+	if err == nil && resp != nil && !serverError(resp, nil) {
+		t.answered.Store(time.Now().UnixNano())
 	}
 	switch {
 	case errors.Is(err, circuitbreaker.ErrOpen):
@@ -355,9 +418,10 @@ func minTime(a, b time.Time) time.Time {
 type refusal int
 
 const (
-	refusedOpen    refusal = iota // a circuit is open, or half-open with its probe out
-	refusedBusy                   // calls to failing targets hold every slot
-	refusedPending                // the target's first call has not been answered
+	refusedOpen         refusal = iota // a circuit is open, or half-open with its probe out
+	refusedBusy                        // calls to failing targets hold every slot
+	refusedPending                     // the target's first call has not been answered
+	refusedFirstContact                // the target's first contact is in flight
 )
 
 // verifyWait bounds how long a call waits for the first call to a target with
@@ -374,7 +438,11 @@ func (t *Target) refuse(ctx context.Context, why refusal) error {
 		cause = "failing"
 	}
 	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, FailedFast: true, Busy: why == refusedBusy,
-		Pending: why == refusedPending, Rejected: t.logon != nil && !t.logon.IsClosed(), Next: t.next()}
+		Pending: why == refusedPending || why == refusedFirstContact, Rejected: t.logon != nil && !t.logon.IsClosed(), Next: t.next()}
+	if why == refusedFirstContact {
+		// The answer comes within the call's timeout, or the circuit opens.
+		e.Next = time.Now().Add(firstContactRetry + rand.N(firstContactRetry/10))
+	}
 	t.hint(ctx, e)
 	return e
 }

@@ -29,8 +29,9 @@ type Error struct {
 	// Busy: no call was made because other calls to failing targets hold every
 	// slot they may hold.
 	Busy bool
-	// Pending: no call was made because the target has not answered its first
-	// call with these credentials yet.
+	// Pending: no call was made, or the call goes on without the caller,
+	// because the target has not answered its first call (with these
+	// credentials) yet.
 	Pending bool
 	// Rejected: the target rejected the credentials.
 	Rejected bool
@@ -54,7 +55,7 @@ func (e *Error) Error() string {
 	case e.Rejected:
 		return fmt.Sprintf("%s %s rejected the credentials (%s): check them in the credentials Secret; no further call is made with them until they change, or until one probe at %s", what, e.Target, e.Cause, next)
 	case e.Pending:
-		return fmt.Sprintf("%s %s has not answered a first call yet; not tried now; next try at %s", what, e.Target, next)
+		return fmt.Sprintf("%s %s has not answered a first call yet; next try at %s", what, e.Target, next)
 	case e.Busy:
 		return fmt.Sprintf("%s %s is failing (%s); not tried now, since other failing targets hold every slot for such calls; next try at %s", what, e.Target, e.Cause, next)
 	case e.FailedFast:

@@ -143,6 +143,12 @@ func (p *Pool) Rejected(t Tenant) (time.Time, bool) {
 	return target.Rejected()
 }
 
+// Recall opens the circuit of the tenant with these credentials as f records,
+// if the Set does not know it yet (see breaker.Set.Recall).
+func (p *Pool) Recall(t Tenant, f breaker.Failure) {
+	p.opts.Breakers.Recall(breakerKey(t, t.digest()), t.URL, f)
+}
+
 // Client returns a client of the tenant. Changed credentials or CA take effect at
 // once: they start a new generation, which drops the tenant's cached endpoints.
 func (p *Pool) Client(t Tenant) (Client, error) {

@@ -85,7 +85,7 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	return t.guard(req.Context(), func() (*http.Response, error) { return t.attempts(req) })
+	return t.guard(req.Context(), breaker.Request{Do: func(context.Context) (*http.Response, error) { return t.attempts(req) }})
 }
 
 func (t *transport) attempts(req *http.Request) (*http.Response, error) {

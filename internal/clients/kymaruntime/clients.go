@@ -81,10 +81,12 @@ type Stats struct {
 	Built, Evicted int
 }
 
-// cached is one runtime's client and the HTTP client whose connections it owns.
+// cached is one runtime's client and the HTTP client whose connections it
+// owns, and the API server's host.
 type cached struct {
 	core corev1client.CoreV1Interface
 	http *http.Client
+	host string
 }
 
 // NewClients returns an empty client cache.
@@ -118,7 +120,7 @@ func NewClients(o Options) *Clients {
 // For returns a client for the runtime the kubeconfig points at. Errors wrap
 // ErrRefused when the kubeconfig is not acceptable.
 func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
-	key := fmt.Sprintf("%x", sha256.Sum256(kubeconfig))
+	key := digest(kubeconfig)
 	if v, ok := c.cache.Get(key); ok {
 		return v.(cached).core, nil
 	}
@@ -152,7 +154,7 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	if err != nil {
 		return nil, refused("cannot build a client from it")
 	}
-	c.cache.Add(key, cached{core: core, http: hc})
+	c.cache.Add(key, cached{core: core, http: hc, host: rc.Host})
 	c.built.Add(1)
 	n := c.cache.Len()
 	for {
@@ -164,6 +166,19 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	c.metrics.set(n)
 	return core, nil
 }
+
+// Recall opens the circuit of the runtime the kubeconfig points at as f
+// records, if f is of that runtime and its circuit is not known yet (see
+// breaker.Set.Recall). The runtime's client must have been handed out (For).
+func (c *Clients) Recall(kubeconfig []byte, f breaker.Failure) {
+	key := digest(kubeconfig)
+	if v, ok := c.cache.Get(key); ok {
+		c.breakers.Recall(key, v.(cached).host, f)
+	}
+}
+
+// digest identifies a kubeconfig without revealing it.
+func digest(kubeconfig []byte) string { return fmt.Sprintf("%x", sha256.Sum256(kubeconfig)) }
 
 // tune shortens the idle timeout of the client's own transport (see
 // DefaultIdleTimeout) and bounds its TLS handshake; client-go hands

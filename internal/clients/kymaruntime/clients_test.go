@@ -20,6 +20,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 // caData is a real CA certificate, base64 as in a kubeconfig.
@@ -158,5 +160,46 @@ func TestClientsRefuseBadCAData(t *testing.T) {
 	_, err := c.For([]byte(kubeconfig("", "    token: t")))
 	if err == nil || !strings.Contains(err.Error(), "TLS settings") {
 		t.Fatalf("error %v, want a TLS settings refusal", err)
+	}
+}
+
+// TestClientsRecall: a failure a condition recorded for a runtime opens its
+// circuit, so that the runtime is not called until the recorded next try; a
+// failure recorded for another server (the kubeconfig changed) is not recalled.
+func TestClientsRecall(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","namespace":"ns"}}`))
+	}))
+	defer srv.Close()
+	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	kc := []byte(strings.Replace(strings.Replace(kubeconfig("", "    token: t"), "Q0EtREFUQS1TRUNSRVQ=", ca, 1), "https://api.rt.example:443", srv.URL, 1))
+	host := strings.TrimPrefix(srv.URL, "https://")
+	cases := map[string]struct {
+		target    string
+		wantCalls int32
+	}{
+		"this runtime's failure":   {target: "https://" + host, wantCalls: 0},
+		"another server's failure": {target: "https://old.rt.example:443", wantCalls: 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			calls.Store(0)
+			c := NewClients(Options{})
+			core, err := c.For(kc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Recall(kc, breaker.Failure{Target: tc.target, Cause: "timeout", Next: time.Now().Add(time.Hour)})
+			_, err = core.Secrets("ns").Get(context.Background(), "s", metav1.GetOptions{})
+			if calls.Load() != tc.wantCalls {
+				t.Fatalf("%d calls reached the runtime, want %d (%v)", calls.Load(), tc.wantCalls, err)
+			}
+			if tc.wantCalls == 0 && (err == nil || !strings.Contains(err.Error(), "is failing (timeout)")) {
+				t.Fatalf("got %v, want the recalled failure", err)
+			}
+		})
 	}
 }

@@ -11,10 +11,18 @@ import (
 
 // NewBreakers returns the circuits of runtime API servers: a runtime that does
 // not answer, refuses connections, fails TLS or answers 5xx fails fast, with a
-// delay that doubles up to a minute.
+// delay that doubles up to a minute. A runtime not heard from for Fresh is of
+// unknown health again: its next call is a first contact, bounded as calls to
+// failing runtimes are.
 func NewBreakers(m *breaker.Metrics) *breaker.Set {
-	return breaker.NewSet(breaker.Options{Kind: breaker.Runtime, Metrics: m})
+	return breaker.NewSet(breaker.Options{Kind: breaker.Runtime, Fresh: Fresh, Metrics: m})
 }
+
+// Fresh is how long an answer keeps a runtime known healthy. A runtime is
+// called at its polls (minutes apart) and, while it changes, seconds apart:
+// at a poll its health is not known any more, since a region's network or a
+// hibernation wave takes a thousand runtimes at once between two polls.
+const Fresh = 30 * time.Second
 
 // guard sends each request through the runtime's circuit, with a timeout.
 type guard struct {
@@ -24,8 +32,9 @@ type guard struct {
 }
 
 func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
-	return g.call(req.Context(), func() (*http.Response, error) {
-		ctx, cancel := context.WithTimeout(req.Context(), g.timeout)
+	read := req.Method == http.MethodGet || req.Method == http.MethodHead
+	return g.call(req.Context(), breaker.Request{Read: read, Do: func(ctx context.Context) (*http.Response, error) {
+		ctx, cancel := context.WithTimeout(ctx, g.timeout)
 		resp, err := g.next.RoundTrip(req.WithContext(ctx))
 		if err != nil {
 			cancel()
@@ -33,5 +42,5 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp.Body = bodyctx.CancelOnClose(resp.Body, cancel)
 		return resp, nil
-	})
+	}})
 }

@@ -17,8 +17,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
@@ -78,16 +80,21 @@ type TenantClientsFn func(ias.Tenant) (inventory.Client, error)
 // Client calls fn.
 func (fn TenantClientsFn) Client(t ias.Tenant) (inventory.Client, error) { return fn(t) }
 
-// Logons tells whether a tenant rejected the credentials and when (ias.Pool).
+// Logons tells whether a tenant rejected the credentials and when, and
+// recalls into the tenant's circuit a failure a condition recorded (ias.Pool).
 type Logons interface {
 	Rejected(ias.Tenant) (time.Time, bool)
+	Recall(ias.Tenant, breaker.Failure)
 }
 
-// LogonsFn is a Logons of a function.
+// LogonsFn is a Logons of a function, without circuits to recall into.
 type LogonsFn func(ias.Tenant) (time.Time, bool)
 
 // Rejected calls fn.
 func (fn LogonsFn) Rejected(t ias.Tenant) (time.Time, bool) { return fn(t) }
+
+// Recall does nothing.
+func (fn LogonsFn) Recall(ias.Tenant, breaker.Failure) {}
 
 type connector struct {
 	shared
@@ -114,6 +121,10 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 	cl, err := c.clients.Client(cfg.Tenant)
 	if err != nil {
 		return nil, err
+	}
+	if f, ok := reconciler.RecalledFailure(cr); ok {
+		// After a restart: the tenant failed when last tried.
+		c.logons.Recall(cfg.Tenant, f)
 	}
 	if at, ok := c.logons.Rejected(cfg.Tenant); ok {
 		c.reportRejected(cfg, at)

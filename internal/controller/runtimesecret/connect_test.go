@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 func TestConnect(t *testing.T) {
@@ -29,11 +32,15 @@ func TestConnect(t *testing.T) {
 		})
 	}
 	anyRuntime := RuntimeClientsFn(func([]byte) (corev1client.CoreV1Interface, error) { return fake.NewClientset().CoreV1(), nil })
+	next := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	failed := xpv2.ReconcileError(&breaker.Error{Kind: breaker.Runtime, Target: "https://rt-1.example", Cause: "timeout", Next: next})
 	cases := map[string]struct {
 		get        test.MockGetFn
 		clients    RuntimeClients
+		synced     xpv2.Condition
 		err        error
 		hasRuntime bool
+		recalled   []breaker.Failure
 	}{
 		"KubeconfigSecretMissing": {
 			// Observe decides what a missing kubeconfig means: wait, or the runtime is gone.
@@ -56,15 +63,35 @@ func TestConnect(t *testing.T) {
 		"Connected": {
 			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
 			clients:    anyRuntime,
+			synced:     xpv2.ReconcileSuccess(),
+			hasRuntime: true,
+		},
+		"RuntimeFailedWhenLastTried": {
+			// After a restart the circuit opens as the condition recorded.
+			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
+			clients:    anyRuntime,
+			synced:     failed,
+			hasRuntime: true,
+			recalled:   []breaker.Failure{{Target: "https://rt-1.example", Cause: "timeout", Next: next}},
+		},
+		"OtherError": {
+			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
+			clients:    anyRuntime,
+			synced:     xpv2.ReconcileError(errBoom),
 			hasRuntime: true,
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c := &connector{kube: &test.MockClient{MockGet: tc.get}, clients: tc.clients, recorder: event.NewNopRecorder()}
+			clients := &recallingClients{RuntimeClients: tc.clients}
+			c := &connector{kube: &test.MockClient{MockGet: tc.get}, clients: clients, recorder: event.NewNopRecorder()}
 			cr := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp"},
 				Spec: v1alpha1.RuntimeSecretSpec{ForProvider: v1alpha1.RuntimeSecretParameters{RuntimeID: "rt-1"}}}
+			cr.SetConditions(tc.synced)
 			got, err := c.Connect(context.Background(), cr)
+			if diff := cmp.Diff(tc.recalled, clients.recalled); diff != "" {
+				t.Errorf("recalled failures: -want +got:\n%s", diff)
+			}
 			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
 				t.Fatalf("Connect error: -want +got:\n%s", diff)
 			}
@@ -77,3 +104,11 @@ func TestConnect(t *testing.T) {
 		})
 	}
 }
+
+// recallingClients records the failures recalled into its circuits.
+type recallingClients struct {
+	RuntimeClients
+	recalled []breaker.Failure
+}
+
+func (r *recallingClients) Recall(_ []byte, f breaker.Failure) { r.recalled = append(r.recalled, f) }

@@ -24,6 +24,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
 
 // The label that marks Secrets this provider created on a runtime. A Secret
@@ -49,18 +50,23 @@ const DefaultUnreachableDeletion = time.Hour
 const reasonWaiting xpv2.ConditionReason = "Waiting"
 
 // RuntimeClients hands out a client for the runtime a kubeconfig points at
-// (kymaruntime.Clients, cached per digest).
+// (kymaruntime.Clients, cached per digest), and recalls into the runtime's
+// circuit a failure a condition recorded.
 type RuntimeClients interface {
 	For(kubeconfig []byte) (corev1client.CoreV1Interface, error)
+	Recall(kubeconfig []byte, f breaker.Failure)
 }
 
-// RuntimeClientsFn is a RuntimeClients of a function.
+// RuntimeClientsFn is a RuntimeClients of a function, without circuits.
 type RuntimeClientsFn func(kubeconfig []byte) (corev1client.CoreV1Interface, error)
 
 // For calls fn.
 func (fn RuntimeClientsFn) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	return fn(kubeconfig)
 }
+
+// Recall does nothing: fn has no circuits.
+func (fn RuntimeClientsFn) Recall([]byte, breaker.Failure) {}
 
 type connector struct {
 	kube     client.Reader
@@ -91,6 +97,10 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RuntimeSecret) (ma
 	}
 	if e.runtime, err = c.clients.For(data); err != nil {
 		return nil, fmt.Errorf(errKubeconfigRefused, e.kubeconfig, key, err)
+	}
+	if f, ok := reconciler.RecalledFailure(cr); ok {
+		// After a restart: the runtime failed when last tried.
+		c.clients.Recall(data, f)
 	}
 	return e, nil
 }

@@ -1,0 +1,106 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRecalled reads failures back from messages as resources' conditions
+// hold them: the breaker's own error, wrapped by a controller.
+func TestRecalled(t *testing.T) {
+	next := time.Date(2026, 11, 24, 10, 4, 5, 0, time.UTC)
+	wrapped := func(e *Error) string {
+		return fmt.Errorf("cannot get Secret kyma-system/eventing-webhook-auth: %w", e).Error()
+	}
+	rt := func(e Error) *Error { e.Kind, e.Target, e.Next = Runtime, "https://rt.example:443", next; return &e }
+	cases := map[string]struct {
+		message string
+		want    Failure
+		ok      bool
+	}{
+		"failed": {message: wrapped(rt(Error{Cause: "timeout"})),
+			want: Failure{Target: "https://rt.example:443", Cause: "timeout", Next: next}, ok: true},
+		"failing, failing fast": {message: wrapped(rt(Error{Cause: "connection refused", FailedFast: true})),
+			want: Failure{Target: "https://rt.example:443", Cause: "connection refused", Next: next}, ok: true},
+		"failing, no slot": {message: wrapped(rt(Error{Cause: "HTTP 503 Service Unavailable", FailedFast: true, Busy: true})),
+			want: Failure{Target: "https://rt.example:443", Cause: "HTTP 503 Service Unavailable", Next: next}, ok: true},
+		"a tenant": {message: (&Error{Kind: Tenant, Target: "https://t.example", Cause: "timeout", Next: next}).Error(),
+			want: Failure{Target: "https://t.example", Cause: "timeout", Next: next}, ok: true},
+		"a deletion note after it": {message: wrapped(rt(Error{Cause: "timeout"})) + "; the deletion completes without the runtime at 2026-11-24T11:00:00Z",
+			want: Failure{Target: "https://rt.example:443", Cause: "timeout", Next: next}, ok: true},
+		"no next try: the circuit stayed closed": {message: (&Error{Kind: Runtime, Target: "x", Cause: "HTTP 502 Bad Gateway"}).Error()},
+		"first call not answered yet":            {message: wrapped(rt(Error{Pending: true, FailedFast: true}))},
+		"credentials rejected":                   {message: wrapped(rt(Error{Cause: "HTTP 401 Unauthorized", Rejected: true}))},
+		"another error":                          {message: "cannot read the kubeconfig Secret kcp-system/kubeconfig-x: not found"},
+		"no condition":                           {},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := Recalled(tc.message)
+			if ok != tc.ok {
+				t.Fatalf("Recalled(%q) ok = %v, want %v", tc.message, ok, tc.ok)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Recalled(%q): -want +got:\n%s", tc.message, diff)
+			}
+		})
+	}
+}
+
+// TestRecall: a target recalled as failing is not called until the recalled
+// next try (within the circuit's jitter), names the recalled cause meanwhile,
+// and is probed after it; a target the Set knows, or a failure of another
+// target, is left alone.
+func TestRecall(t *testing.T) {
+	const name = "https://rt.example:443"
+	cases := map[string]struct {
+		recall   Failure
+		known    bool // the Set called the target before the recall
+		waitCall time.Duration
+		wantCall bool
+	}{
+		"until its next try":     {recall: Failure{Target: name, Cause: "timeout", Next: time.Now().Add(time.Hour)}},
+		"a 5xx too":              {recall: Failure{Target: name, Cause: "HTTP 503 Service Unavailable", Next: time.Now().Add(time.Hour)}},
+		"probed after it":        {recall: Failure{Target: name, Cause: "timeout", Next: time.Now().Add(200 * time.Millisecond)}, waitCall: 300 * time.Millisecond, wantCall: true},
+		"a next try long gone":   {recall: Failure{Target: name, Cause: "timeout", Next: time.Now().Add(-time.Hour)}, wantCall: true},
+		"another target":         {recall: Failure{Target: "https://other.example", Cause: "timeout", Next: time.Now().Add(time.Hour)}, wantCall: true},
+		"a target the Set knows": {recall: Failure{Target: name, Cause: "timeout", Next: time.Now().Add(time.Hour)}, known: true, wantCall: true},
+	}
+	for tn, tc := range cases {
+		t.Run(tn, func(t *testing.T) {
+			t.Parallel()
+			set := firstContactSet(time.Minute)
+			if tc.known {
+				resp, err := set.Target("k", name).Do(context.Background(), read(answer(200)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = resp.Body.Close()
+			}
+			set.Recall("k", name, tc.recall)
+			time.Sleep(tc.waitCall)
+			called := false
+			resp, err := set.Target("k", name).Do(context.Background(), read(func() (*http.Response, error) { called = true; return answer(200)() }))
+			if called != tc.wantCall {
+				t.Fatalf("called %v, want %v (%v)", called, tc.wantCall, err)
+			}
+			if called {
+				_ = resp.Body.Close()
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) || !e.FailedFast || e.Cause != tc.recall.Cause {
+				t.Fatalf("got %v, want a fast failure naming %q", err, tc.recall.Cause)
+			}
+			if d := e.Next.Sub(tc.recall.Next); d > 7*time.Minute || d < -7*time.Minute {
+				t.Fatalf("next try %v, want the recalled %v within the jitter", e.Next, tc.recall.Next)
+			}
+		})
+	}
+}
