@@ -213,6 +213,9 @@ type Target struct {
 	mu       sync.Mutex
 	cause    string // what the last failure was
 	failed   time.Time
+	// recalled is the failure a condition recorded (see recall.go), until a
+	// call's outcome replaces it.
+	recalled *Failure
 }
 
 // circuit is an availability circuit with the count of its openings in a
@@ -220,9 +223,6 @@ type Target struct {
 type circuit struct {
 	circuitbreaker.CircuitBreaker[*http.Response]
 	opens atomic.Int32
-	// recalled, if not 0, is the open period (plus 1ns) of the next opening:
-	// the one Recall makes.
-	recalled atomic.Int64
 }
 
 func newTarget(s *Set, name string) *Target {
@@ -251,13 +251,7 @@ func (t *Target) circuit(failed func(*http.Response, error) bool, threshold uint
 		HandleIf(failed).
 		WithFailureThreshold(threshold).
 		WithSuccessThreshold(1).
-		WithDelayFunc(func(failsafe.ExecutionAttempt[*http.Response]) time.Duration {
-			if d := c.recalled.Swap(0); d != 0 {
-				c.opens.Add(1)
-				return time.Duration(d - 1)
-			}
-			return t.nextDelay(&c.opens)
-		}).
+		WithDelayFunc(func(failsafe.ExecutionAttempt[*http.Response]) time.Duration { return t.nextDelay(&c.opens) }).
 		WithJitterFactor(0.1).
 		OnStateChanged(t.changed).
 		OnClose(func(circuitbreaker.StateChangedEvent) { c.opens.Store(0) }).
@@ -276,16 +270,25 @@ func (t *Target) nextDelay(opens *atomic.Int32) time.Duration {
 }
 
 func (t *Target) changed(e circuitbreaker.StateChangedEvent) {
-	m, kind := t.set.opts.Metrics, string(t.set.opts.Kind)
 	switch {
 	case e.OldState == circuitbreaker.ClosedState && e.NewState != circuitbreaker.ClosedState:
-		if t.nOpen.Add(1) == 1 && !t.gone.Load() {
-			m.open.WithLabelValues(kind).Inc()
-		}
+		t.opened()
 	case e.OldState != circuitbreaker.ClosedState && e.NewState == circuitbreaker.ClosedState:
-		if t.nOpen.Add(-1) == 0 && !t.gone.Load() {
-			m.open.WithLabelValues(kind).Dec()
-		}
+		t.closed()
+	}
+}
+
+// opened and closed count the target's circuits (and a recalled failure)
+// that are not closed, for the gauge.
+func (t *Target) opened() {
+	if t.nOpen.Add(1) == 1 && !t.gone.Load() {
+		t.set.opts.Metrics.open.WithLabelValues(string(t.set.opts.Kind)).Inc()
+	}
+}
+
+func (t *Target) closed() {
+	if t.nOpen.Add(-1) == 0 && !t.gone.Load() {
+		t.set.opts.Metrics.open.WithLabelValues(string(t.set.opts.Kind)).Dec()
 	}
 }
 
@@ -295,8 +298,12 @@ func (t *Target) retire() {
 	}
 }
 
-// healthy tells whether every circuit of the target is closed.
+// healthy tells whether every circuit of the target is closed and no
+// recalled failure stands.
 func (t *Target) healthy() bool {
+	if t.recalledFailure() != nil {
+		return false
+	}
 	for _, c := range t.availability {
 		if !c.IsClosed() {
 			return false
@@ -318,6 +325,9 @@ func (t *Target) Call(ctx context.Context, fn func() (*http.Response, error)) (*
 // retry hint in ctx, if any. The request's own answers, good or not, come back
 // as they are.
 func (t *Target) Do(ctx context.Context, r Request) (*http.Response, error) {
+	if f := t.recalledFailure(); f != nil && time.Now().Before(f.Next) {
+		return nil, t.refuseRecalled(ctx, f)
+	}
 	switch {
 	case !t.healthy():
 		if !t.set.broken.TryAcquirePermit() {
@@ -362,6 +372,9 @@ func (t *Target) call(ctx context.Context, fn func(context.Context) (*http.Respo
 	}
 	if err == nil && resp != nil && !serverError(resp, nil) {
 		t.answered.Store(time.Now().UnixNano())
+	}
+	if !errors.Is(err, circuitbreaker.ErrOpen) {
+		t.forget()
 	}
 	switch {
 	case errors.Is(err, circuitbreaker.ErrOpen):

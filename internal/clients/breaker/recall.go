@@ -1,13 +1,9 @@
 package breaker
 
 import (
-	"errors"
-	"net/http"
+	"context"
 	"regexp"
-	"strings"
 	"time"
-
-	"github.com/failsafe-go/failsafe-go"
 )
 
 // A Failure is what a resource's condition recorded of its target's last
@@ -18,11 +14,15 @@ type Failure struct {
 	Cause  string
 	// Next is the next try the condition named.
 	Next time.Time
+	// FailedFast and Busy are the recorded error's, so that a refusal until
+	// Next says what the condition says, word for word: a restart then
+	// writes no status.
+	FailedFast, Busy bool
 }
 
 // failureText finds, in a message an *Error wrote (possibly wrapped), the
-// target, the cause and the next try of a failed or failing target.
-var failureText = regexp.MustCompile(`(?:IAS tenant|runtime API server) (\S+) (?:failed|is failing) \(([^)]*)\);.*?next try at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)`)
+// target, the form, the cause and the next try of a failed or failing target.
+var failureText = regexp.MustCompile(`(?:IAS tenant|runtime API server) (\S+) (failed|is failing) \(([^)]*)\); (not tried now, since)?.*?next try at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)`)
 
 // Recalled reads the failure an *Error's message (a Synced condition's)
 // records. Messages of targets that answered (rejections, first calls not yet
@@ -32,18 +32,18 @@ func Recalled(message string) (Failure, bool) {
 	if m == nil {
 		return Failure{}, false
 	}
-	next, err := time.Parse(time.RFC3339, m[3])
+	next, err := time.Parse(time.RFC3339, m[5])
 	if err != nil {
 		return Failure{}, false
 	}
-	return Failure{Target: m[1], Cause: m[2], Next: next}, true
+	return Failure{Target: m[1], Cause: m[3], Next: next, FailedFast: m[2] == "is failing", Busy: m[4] != ""}, true
 }
 
-// Recall opens the circuit of the target under key as f recorded, until f's
-// next try (spread by the circuit's jitter, so that a thousand circuits
-// recalled at once do not all probe at once; at once if it is past), unless
-// the Set knows the target already or f is of another target. Its first call
-// after that is a probe, bounded with the calls to failing targets.
+// Recall takes f as what the Set knows of the target under key, unless it
+// knows the target already or f is of another target: until f's next try a
+// call is refused with f's own words; after it, the first call is a probe,
+// bounded with the calls to failing targets, whose outcome the circuits take
+// over.
 func (s *Set) Recall(key, name string, f Failure) {
 	if f.Target != name {
 		return
@@ -58,20 +58,39 @@ func (s *Set) Recall(key, name string, f Failure) {
 	s.mu.Unlock()
 
 	t.mu.Lock()
-	t.cause = f.Cause
+	t.cause, t.recalled = f.Cause, &f
 	t.mu.Unlock()
-	// The failure is replayed through its circuit, which opens as it would
-	// have (failsafe computes an opening's delay only for an execution).
-	c, replay := t.availability[0], func() (*http.Response, error) { return nil, errRecalled } // no answer
-	if strings.HasPrefix(f.Cause, "HTTP 5") {
-		c, replay = t.availability[1], func() (*http.Response, error) {
-			return &http.Response{StatusCode: http.StatusServiceUnavailable, Body: http.NoBody}, nil
-		}
+	// A failing target's open periods keep doubling from the first.
+	for _, c := range t.availability {
+		c.opens.Store(1)
 	}
-	c.recalled.Store(int64(max(time.Until(f.Next), 0)) + 1)
-	for c.IsClosed() {
-		_, _ = failsafe.With[*http.Response](c).Get(replay)
-	}
+	t.opened()
 }
 
-var errRecalled = errors.New("recalled failure")
+// recalledFailure is the recalled failure the target still stands by, if any.
+func (t *Target) recalledFailure() *Failure {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.recalled
+}
+
+// refuseRecalled refuses a call before the recalled next try, as the
+// condition recorded it.
+func (t *Target) refuseRecalled(ctx context.Context, f *Failure) error {
+	t.set.opts.Metrics.refused.WithLabelValues(string(t.set.opts.Kind)).Inc()
+	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: f.Cause, FailedFast: f.FailedFast, Busy: f.Busy, Next: f.Next}
+	t.hint(ctx, e)
+	return e
+}
+
+// forget drops the recalled failure once a call's outcome is known: the
+// circuits hold the truth from then on.
+func (t *Target) forget() {
+	t.mu.Lock()
+	had := t.recalled != nil
+	t.recalled = nil
+	t.mu.Unlock()
+	if had {
+		t.closed()
+	}
+}

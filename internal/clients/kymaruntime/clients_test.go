@@ -197,7 +197,7 @@ func TestClientsRecall(t *testing.T) {
 			if calls.Load() != tc.wantCalls {
 				t.Fatalf("%d calls reached the runtime, want %d (%v)", calls.Load(), tc.wantCalls, err)
 			}
-			if tc.wantCalls == 0 && (err == nil || !strings.Contains(err.Error(), "is failing (timeout)")) {
+			if tc.wantCalls == 0 && (err == nil || !strings.Contains(err.Error(), "failed (timeout)")) {
 				t.Fatalf("got %v, want the recalled failure", err)
 			}
 		})
