@@ -44,7 +44,7 @@ bench: ## Benchmarks that print figures (BENCH <key> <value> bound <b> ratio <r>
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./test/integration && \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Scale -benchtime 1x -timeout 60m ./test/bench && \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Steady -benchtime 1x -timeout 60m ./test/bench && \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Isolation -benchtime 1x -timeout 30m ./test/bench && \
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Isolation -benchtime 1x -timeout 45m ./test/bench && \
 	tools="$$(hack/crossplane-tools.sh)" && \
 	cd cluster/local && KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" GOWORK=off $(GO) test -tags e2e -run '^$$' -bench Composed -benchtime 1x -timeout 60m ./e2e
 

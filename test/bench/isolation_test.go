@@ -13,6 +13,7 @@ import (
 	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
@@ -21,23 +22,41 @@ import (
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/internal/testnet"
 )
 
 // workers is the provider's default --max-reconcile-rate: workers per controller.
 const workers = 10
 
-// BenchmarkIsolation takes the figures of broken neighbours: healthy
-// work beside a hung IAS tenant with 20 apps and 100 runtimes that hang (50)
-// or refuse (50); then a new runtime beside 1,000 unreachable ones and 1,000
-// healthy ones; then 1,000 resources of a ProviderConfig with a wrong password.
+// BenchmarkIsolation takes the figures of broken neighbours: first new
+// runtimes with no neighbour (the baseline); then healthy work beside a hung
+// IAS tenant with 20 apps and 100 runtimes that hang (50) or refuse (50); then
+// a new runtime beside 1,000 unreachable ones and 1,000 healthy ones, which
+// then become unreachable at once; then 1,000 more unreachable runtimes with
+// apps, and a restart (SIGKILL) beside all of them; then 1,000 resources of a
+// ProviderConfig with a wrong password.
 func BenchmarkIsolation(b *testing.B) {
-	startProvider(b, "--poll="+benchPoll.String())
+	args := []string{"--poll=" + benchPoll.String()}
+	startProvider(b, args...)
 	for range b.N {
 		ctx := context.Background()
+		baseline := baselineNewRuntimes(ctx, b)
 		brokenNeighbours(ctx, b)
-		beside1000Unreachable(ctx, b)
+		outage := beside1000Unreachable(ctx, b)
+		outage.happens(ctx, b, baseline)
+		restartBeside1000Unreachable(ctx, b, baseline, args)
 		wrongCredentials(ctx, b)
 	}
+}
+
+// baselineNewRuntimes is the p50 of 20 new runtimes, one every 2s, with no
+// broken neighbour: what the figures beside them are held against.
+func baselineNewRuntimes(ctx context.Context, b *testing.B) time.Duration {
+	took := newRuntimesEvery(ctx, b, "baseline", 20, 2*time.Second, time.Minute)
+	p50 := percentile(took, 0.5)
+	fmt.Printf("BENCH isolation_baseline_new_runtime_p50_s %.3f\n", p50.Seconds())
+	fmt.Printf("BENCH isolation_baseline_new_runtime_p99_s %.3f\n", percentile(took, 0.99).Seconds())
+	return p50
 }
 
 // hungTenant answers no request: it accepts them and holds them until the
@@ -62,47 +81,6 @@ func newHungTenant(b *testing.B) *hungTenant {
 	b.Cleanup(func() { _ = srv.Close() })
 	h.url = "http://" + l.Addr().String()
 	return h
-}
-
-// hangingAddr accepts TCP connections and never answers on them.
-func hangingAddr(b *testing.B) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	b.Cleanup(func() {
-		_ = l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return l.Addr().String()
-}
-
-// refusingAddr is a loopback port where nothing listens.
-func refusingAddr(b *testing.B) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
 }
 
 // clusterProviderConfig makes a ClusterProviderConfig of its own credentials.
@@ -133,17 +111,7 @@ func appOn(ctx context.Context, b *testing.B, id, pc string) {
 // it has its own IASApplication on the healthy tenant; without, it publishes
 // the shared local Secret "shared-creds".
 func brokenRuntime(ctx context.Context, b *testing.B, id, server string, withApp bool) {
-	cfg, err := clientcmd.Load(runtimeKC)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := cfg.Contexts[cfg.CurrentContext]
-	delete(cfg.Contexts, cfg.CurrentContext)
-	cfg.Contexts[id], cfg.CurrentContext = c, id
-	for _, cl := range cfg.Clusters {
-		cl.Server = "https://" + server
-	}
-	kc, err := clientcmd.Write(*cfg)
+	kc, err := kubeconfigNamed(id, server)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -183,7 +151,7 @@ func runtimeNamesCause(ctx context.Context, id string) bool {
 	return mgmt.Get(ctx, key2(id), r) == nil && namesCause(r)
 }
 
-// sampler keeps the most calls to failing targets in flight, per kind.
+// sampler keeps the highest value of a gauge, per kind of target.
 type sampler struct {
 	mu   sync.Mutex
 	most map[string]float64
@@ -191,7 +159,17 @@ type sampler struct {
 	done chan struct{}
 }
 
+// sampleFailingCalls samples the calls to failing targets in flight.
 func sampleFailingCalls(b *testing.B) *sampler {
+	return sampleGauge(b, "eventing_auth_calls_to_failing_targets_in_flight")
+}
+
+// sampleFirstContactWorkers samples the workers held by first contacts.
+func sampleFirstContactWorkers(b *testing.B) *sampler {
+	return sampleGauge(b, "eventing_auth_first_contact_workers")
+}
+
+func sampleGauge(b *testing.B, name string) *sampler {
 	s := &sampler{most: map[string]float64{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
@@ -203,7 +181,7 @@ func sampleFailingCalls(b *testing.B) *sampler {
 				return
 			case <-t.C:
 			}
-			for _, m := range scrape(b)["eventing_auth_calls_to_failing_targets_in_flight"].GetMetric() {
+			for _, m := range scrape(b)[name].GetMetric() {
 				for _, l := range m.GetLabel() {
 					if l.GetName() == "kind" {
 						s.mu.Lock()
@@ -227,7 +205,7 @@ func (s *sampler) end() map[string]float64 {
 func brokenNeighbours(ctx context.Context, b *testing.B) {
 	hung := newHungTenant(b)
 	clusterProviderConfig(ctx, b, "hung", hung.url, "any-password")
-	hangAt, refuseAt := hangingAddr(b), refusingAddr(b)
+	hangAt, refuseAt := testnet.Hang(b).Addr, testnet.RefusingAddr(b)
 	// Healthy runtimes to delete later, Ready before the neighbours break.
 	var doomed []string
 	for range 10 {
@@ -298,20 +276,33 @@ func brokenNeighbours(ctx context.Context, b *testing.B) {
 // beside1000Unreachable: 1,000 healthy runtimes Ready and polling, 1,000
 // unreachable ones (100 hang, 900 refuse: hibernated and deprovisioned
 // runtimes refuse or fail fast, partitions hang), and new runtimes one a
-// second.
-func beside1000Unreachable(ctx context.Context, b *testing.B) {
+// second. The healthy ones reach their API server through two proxies, so
+// that they can become unreachable at once (an outage).
+func beside1000Unreachable(ctx context.Context, b *testing.B) *outage {
 	if err := mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shared-creds", Namespace: ns},
 		StringData: map[string]string{"client_id": "id", "client_secret": "unreachable-only", "token_url": "https://t", "certs_url": "https://c"}}); err != nil {
 		b.Fatal(err)
 	}
-	healthy := make([]string, 1000)
-	for i := range healthy {
-		healthy[i] = nextID("beside")
+	server := rtServer(b)
+	o := &outage{hang: testnet.NewProxy(b, server), refuse: testnet.NewProxy(b, server)}
+	o.ids = make([]string, 1000)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(32)
+	for i := range o.ids {
+		id := nextID("beside")
+		o.ids[i] = id
+		via := o.refuse.Addr
+		if i%2 == 0 {
+			via = o.hang.Addr
+		}
+		g.Go(func() error { return newRuntimeVia(gctx, id, via) })
 	}
-	create(ctx, b, healthy)
-	waitAll(ctx, b, healthy, 10*time.Minute, hasSecret)
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	waitAll(ctx, b, o.ids, 10*time.Minute, hasSecret)
 
-	hangAt, refuseAt := hangingAddr(b), refusingAddr(b)
+	hangAt, refuseAt := testnet.Hang(b).Addr, testnet.RefusingAddr(b)
 	var unreachable []string
 	for i := range 1000 {
 		id := nextID("unreachable")
@@ -327,6 +318,113 @@ func beside1000Unreachable(ctx context.Context, b *testing.B) {
 	took := newRuntimesEvery(ctx, b, "new-beside", 30, time.Second, 3*time.Minute)
 	figure("isolation_new_runtime_p99_s_beside_1000_unreachable", percentile(took, 0.99).Seconds(), 5)
 	fmt.Printf("BENCH isolation_new_runtime_p50_s_beside_1000_unreachable %.3f\n", percentile(took, 0.5).Seconds())
+	return o
+}
+
+// rtServer is the runtime API server's host:port.
+func rtServer(b *testing.B) string {
+	cfg, err := clientcmd.Load(runtimeKC)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range cfg.Clusters {
+		return c.Server
+	}
+	b.Fatal("the runtime kubeconfig has no cluster")
+	return ""
+}
+
+// outage is 1,000 Ready runtimes behind two proxies: half of them will hang,
+// half refuse.
+type outage struct {
+	ids          []string
+	hang, refuse *testnet.Proxy
+}
+
+// happens takes the runtimes' network away at once while the provider runs:
+// their circuits are closed and their health known from their last poll. New
+// healthy runtimes meanwhile get their Secret as fast as with no neighbour,
+// no more than 2 workers wait on first contacts, and each of the 1,000 names
+// its cause at its next poll.
+func (o *outage) happens(ctx context.Context, b *testing.B, baseline time.Duration) {
+	workers := sampleFirstContactWorkers(b)
+	start := time.Now()
+	o.hang.Hang()
+	o.refuse.Refuse()
+	took := newRuntimesEvery(ctx, b, "new-in-outage", 20, 2*time.Second, time.Minute)
+	var slowest time.Duration
+	for _, at := range waitAll(ctx, b, o.ids, 5*time.Minute, runtimeNamesCause) {
+		slowest = max(slowest, at.Sub(start))
+	}
+	most := workers.end()
+	newRuntimeFigures("outage", took, baseline)
+	// Each names its cause at its next poll (the poll and its 10% spread) and
+	// within 30s of it.
+	figure("isolation_outage_cause_named_max_s", slowest.Seconds(), (benchPoll + benchPoll/10 + 30*time.Second).Seconds())
+	figure("isolation_outage_first_contact_workers_max", most["runtime"], 2)
+}
+
+// newRuntimeFigures prints the figures of new healthy runtimes beside broken
+// neighbours against the baseline with none.
+func newRuntimeFigures(moment string, took []time.Duration, baseline time.Duration) {
+	figure("isolation_"+moment+"_new_runtime_p50_s", percentile(took, 0.5).Seconds(), 1.5*baseline.Seconds())
+	figure("isolation_"+moment+"_new_runtime_p99_s", percentile(took, 0.99).Seconds(), 2)
+}
+
+// restartBeside1000Unreachable: 1,000 more unreachable runtimes, each with
+// its own app (500 whose API server accepts and never answers, 500
+// refusing), created at once; each names its cause soon after its app is
+// Ready. Then a SIGKILL and a restart beside them (and everything broken
+// before): what the provider learned of them survives in their conditions, so
+// new healthy runtimes get their Secret as fast as with no neighbour and no
+// more than 2 workers wait on first contacts.
+func restartBeside1000Unreachable(ctx context.Context, b *testing.B, baseline time.Duration, args []string) {
+	hanging := testnet.Hang(b)
+	refuseAt := testnet.RefusingAddr(b)
+	workers := sampleFirstContactWorkers(b)
+	ids := make([]string, 1000)
+	for i := range ids {
+		ids[i] = nextID("dead")
+		addr := refuseAt
+		if i%2 == 0 {
+			addr = hanging.Addr
+		}
+		brokenRuntime(ctx, b, ids[i], addr, true)
+	}
+	named := waitAll(ctx, b, ids, 10*time.Minute, runtimeNamesCause)
+	var afterReady []time.Duration
+	for _, id := range ids {
+		a := &iasv1alpha1.IASApplication{}
+		if err := mgmt.Get(ctx, key2(id), a); err != nil {
+			b.Fatal(err)
+		}
+		ready := a.GetCondition(xpv2.TypeReady)
+		if ready.Status != corev1.ConditionTrue {
+			b.Fatalf("IASApplication %s is not Ready: %s", id, ready.Message)
+		}
+		afterReady = append(afterReady, named[id].Sub(ready.LastTransitionTime.Time))
+	}
+	// The Ready time has whole seconds: a second is added.
+	figure("isolation_unreachable_cause_named_after_app_ready_max_s", percentile(afterReady, 1).Seconds()+1, 30)
+	fmt.Printf("BENCH isolation_unreachable_cause_named_after_app_ready_p50_s %.3f\n", percentile(afterReady, 0.5).Seconds()+1)
+	figure("isolation_first_contact_workers_max_1000_new_unreachable", workers.end()["runtime"], 2)
+
+	restartProvider(b, "provider-restarted", args...)
+	workers = sampleFirstContactWorkers(b)
+	accepted, window := hanging.Accepted(), time.Now()
+	took := newRuntimesEvery(ctx, b, "new-after-restart", 20, 2*time.Second, time.Minute)
+	minutes := time.Since(window).Minutes()
+	newRuntimeFigures("restart", took, baseline)
+	figure("isolation_restart_first_contact_workers_max", workers.end()["runtime"], 2)
+	fmt.Printf("BENCH isolation_restart_hanging_connections_per_min %.1f\n", float64(hanging.Accepted()-accepted)/minutes)
+	// What they named survived the restart.
+	lost := 0
+	for _, id := range ids {
+		if !runtimeNamesCause(ctx, id) {
+			lost++
+		}
+	}
+	figure("isolation_restart_unreachable_not_naming_cause", float64(lost), 0)
 }
 
 // wrongCredentials: 1,000 IASApplications of a ProviderConfig whose password

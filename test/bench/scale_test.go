@@ -60,7 +60,11 @@ func rssKiB(b *testing.B) int {
 
 // figure prints one figure with what it is held against.
 func figure(key string, value, bound float64) {
-	fmt.Printf("BENCH %s %.3f bound %.3f ratio %.2f\n", key, value, bound, value/bound)
+	ratio := value / bound
+	if bound == 0 && value == 0 {
+		ratio = 0 // a count held at none, and none
+	}
+	fmt.Printf("BENCH %s %.3f bound %.3f ratio %.2f\n", key, value, bound, ratio)
 }
 
 var seq int

@@ -85,6 +85,18 @@ func run(m *testing.M) (int, error) {
 // startProvider starts the provider binary with its default flags and args,
 // its metrics on a port of its own.
 func startProvider(b *testing.B, args ...string) {
+	startProviderAs(b, "provider", args...)
+}
+
+// restartProvider kills the provider (SIGKILL: nothing it holds in memory
+// survives) and starts it again with the same args, logging under name.
+func restartProvider(b *testing.B, name string, args ...string) {
+	_ = provider.Process.Kill()
+	_ = provider.Wait()
+	startProviderAs(b, name, args...)
+}
+
+func startProviderAs(b *testing.B, name string, args ...string) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -95,17 +107,23 @@ func startProvider(b *testing.B, args ...string) {
 	args = append(args, "--kyma-bridge=false", "--metrics-bind-address="+addr)
 	// BENCH_PROVIDER_ARGS compares settings, e.g. "--max-reconcile-rate=50".
 	args = append(args, strings.Fields(os.Getenv("BENCH_PROVIDER_ARGS"))...)
-	if provider, err = stack.Provider("provider", args...); err != nil {
+	if provider, err = stack.Provider(name, args...); err != nil {
 		b.Fatal(err)
 	}
-	providerLog = stack.Log("provider")
+	providerLog = stack.Log(name)
 }
 
 func newRuntime(ctx context.Context, id string) error {
+	return newRuntimeVia(ctx, id, "")
+}
+
+// newRuntimeVia makes a runtime whose kubeconfig points at server (host:port),
+// a proxy to the runtime API server; "" is the API server itself.
+func newRuntimeVia(ctx context.Context, id, server string) error {
 	if err := rt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}}); err != nil {
 		return err
 	}
-	if err := createKubeconfig(ctx, id); err != nil {
+	if err := createKubeconfig(ctx, id, server); err != nil {
 		return err
 	}
 	app := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns}}
@@ -122,11 +140,11 @@ func newRuntime(ctx context.Context, id string) error {
 	return mgmt.Create(ctx, rs)
 }
 
-// createKubeconfig makes the Secret kubeconfig-<id>. Every runtime has a
-// kubeconfig of its own, so a client of its own, as in a landscape; only the
-// context's name tells them apart here.
-func createKubeconfig(ctx context.Context, id string) error {
-	kc, err := kubeconfigNamed(id)
+// createKubeconfig makes the Secret kubeconfig-<id>, pointing at server
+// unless it is "". Every runtime has a kubeconfig of its own, so a client of
+// its own, as in a landscape; only the context's name tells them apart here.
+func createKubeconfig(ctx context.Context, id, server string) error {
+	kc, err := kubeconfigNamed(id, server)
 	if err != nil {
 		return err
 	}
@@ -134,8 +152,9 @@ func createKubeconfig(ctx context.Context, id string) error {
 		Data: map[string][]byte{"config": kc}})
 }
 
-// kubeconfigNamed is the runtime's admin kubeconfig with its context named id.
-func kubeconfigNamed(id string) ([]byte, error) {
+// kubeconfigNamed is the runtime's admin kubeconfig with its context named id,
+// pointing at server (host:port) unless it is "".
+func kubeconfigNamed(id, server string) ([]byte, error) {
 	cfg, err := clientcmd.Load(runtimeKC)
 	if err != nil {
 		return nil, err
@@ -143,6 +162,11 @@ func kubeconfigNamed(id string) ([]byte, error) {
 	c := cfg.Contexts[cfg.CurrentContext]
 	delete(cfg.Contexts, cfg.CurrentContext)
 	cfg.Contexts[id], cfg.CurrentContext = c, id
+	if server != "" {
+		for _, cl := range cfg.Clusters {
+			cl.Server = "https://" + server
+		}
+	}
 	return clientcmd.Write(*cfg)
 }
 

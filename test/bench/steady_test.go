@@ -142,7 +142,7 @@ func seedOne(ctx context.Context, id string, now time.Time, i int) error {
 	if err := mgmt.Create(ctx, conn); err != nil {
 		return err
 	}
-	if err := createKubeconfig(ctx, id); err != nil {
+	if err := createKubeconfig(ctx, id, ""); err != nil {
 		return err
 	}
 	rs := &runtimev1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns,

@@ -1,0 +1,159 @@
+// Package testnet has the network neighbours tests and benchmarks put beside
+// the provider: a server that accepts connections and never answers, a port
+// that refuses them, and a proxy to a real server that can turn into either
+// (a runtime whose network goes away while the provider runs).
+package testnet
+
+import (
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// Hanging accepts TCP connections and never answers on them, as an API server
+// behind a broken network path does.
+type Hanging struct {
+	// Addr is host:port.
+	Addr     string
+	accepted atomic.Int64
+}
+
+// Hang listens on a loopback port until the test ends.
+func Hang(tb testing.TB) *Hanging {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h := &Hanging{Addr: l.Addr().String()}
+	held := &conns{}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			h.accepted.Add(1)
+			held.add(c)
+		}
+	}()
+	tb.Cleanup(func() {
+		_ = l.Close()
+		held.closeAll()
+	})
+	return h
+}
+
+// Accepted is how many connections it accepted so far.
+func (h *Hanging) Accepted() int64 { return h.accepted.Load() }
+
+// RefusingAddr is a loopback host:port where nothing listens.
+func RefusingAddr(tb testing.TB) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return addr
+}
+
+// Proxy forwards TCP connections to a server until it is told to hang or to
+// refuse.
+type Proxy struct {
+	// Addr is host:port.
+	Addr string
+	to   string
+	l    net.Listener
+
+	hanging atomic.Bool
+	open    conns
+}
+
+// NewProxy forwards a loopback port to server (host:port or a URL) until the
+// test ends.
+func NewProxy(tb testing.TB, server string) *Proxy {
+	tb.Helper()
+	to := server
+	if u, err := url.Parse(server); err == nil && u.Host != "" {
+		to = u.Host
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := &Proxy{Addr: l.Addr().String(), to: to, l: l}
+	go p.serve()
+	tb.Cleanup(func() {
+		_ = l.Close()
+		p.open.closeAll()
+	})
+	return p
+}
+
+func (p *Proxy) serve() {
+	for {
+		c, err := p.l.Accept()
+		if err != nil {
+			return
+		}
+		p.open.add(c)
+		if p.hanging.Load() {
+			continue
+		}
+		go p.forward(c)
+	}
+}
+
+func (p *Proxy) forward(c net.Conn) {
+	up, err := net.Dial("tcp", p.to)
+	if err != nil {
+		_ = c.Close()
+		return
+	}
+	p.open.add(up)
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+	<-done
+	_ = c.Close()
+	_ = up.Close()
+}
+
+// Hang makes the proxy accept connections and never answer; the connections
+// it forwarded so far are cut.
+func (p *Proxy) Hang() {
+	p.hanging.Store(true)
+	p.open.closeAll()
+}
+
+// Refuse closes the proxy's port, and every connection through it.
+func (p *Proxy) Refuse() {
+	_ = p.l.Close()
+	p.open.closeAll()
+}
+
+// conns are connections to close at the end.
+type conns struct {
+	mu sync.Mutex
+	cs []net.Conn
+}
+
+func (c *conns) add(conn net.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cs = append(c.cs, conn)
+}
+
+func (c *conns) closeAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, conn := range c.cs {
+		_ = conn.Close()
+	}
+	c.cs = nil
+}
