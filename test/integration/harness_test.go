@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,8 +30,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -60,12 +63,12 @@ var (
 	// rtEnv is the shared Kyma runtime, rt a client of it.
 	rtEnv *envtest.Environment
 	rt    client.Client
-	// metrics is the provider's metrics registry, read as a scrape would.
-	metrics        = prometheus.NewRegistry()
-	breakerMetrics = breaker.NewMetrics(metrics)
-	// runtimes is the provider's runtime client cache, small on purpose.
-	runtimes = kymaruntime.NewClients(kymaruntime.Options{Size: runtimeCacheSize, Timeout: 5 * time.Second,
-		Metrics: kymaruntime.NewMetrics(metrics), Breakers: kymaruntime.NewBreakers(breakerMetrics)})
+	// The running provider (startProvider): its metrics registry, read as a
+	// scrape would, and its runtime client cache, small on purpose. A
+	// restart replaces them.
+	metrics  *prometheus.Registry
+	runtimes *kymaruntime.Clients
+	running  *providerProcess
 	// kubeconfigs remembers every kubeconfig handed to the provider, to search for leaks.
 	kubeconfigs = &secretLedger{}
 	logs        = &syncBuffer{}
@@ -169,18 +172,57 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M, cfg *ctrlConfig) int {
+	ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.Level(zapcore.DebugLevel)))
+	p, err := startProvider(cfg, false)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer p.stop()
+	return m.Run()
+}
+
+// providerProcess is the suite's provider: a manager with its controllers, as
+// a process holds it; stop ends it and what it knew in memory.
+type providerProcess struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (p *providerProcess) stop() {
+	p.cancel()
+	<-p.done
+}
+
+// restartProvider stops the suite's provider and starts a new one, which
+// knows only what the API server holds, as after a crash.
+func restartProvider(t *testing.T) {
+	t.Helper()
+	running.stop()
+	if _, err := startProvider(mgmtConfig, true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startProvider builds and starts the provider, with a metrics registry,
+// IAS pool, runtime clients and circuits of its own, and points the suite's
+// globals at it. again: the process has run controllers of the same names.
+func startProvider(cfg *ctrlConfig, again bool) (*providerProcess, error) {
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)
 	_ = apiextensionsv1.AddToScheme(scheme)
 
-	zl := zap.New(zap.WriteTo(logs), zap.Level(zapcore.DebugLevel))
-	ctrl.SetLogger(zl)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	zl := ctrl.Log
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(again)}})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cannot create manager:", err)
-		return 1
+		return nil, fmt.Errorf("cannot create manager: %w", err)
 	}
+	metrics = prometheus.NewRegistry()
+	breakerMetrics := breaker.NewMetrics(metrics)
+	runtimes = kymaruntime.NewClients(kymaruntime.Options{Size: runtimeCacheSize, Timeout: 5 * time.Second,
+		Metrics: kymaruntime.NewMetrics(metrics), Breakers: kymaruntime.NewBreakers(breakerMetrics)})
 	mrMetrics, stateMetrics := managed.NewMRMetricRecorder(), statemetrics.NewMRStateMetrics()
 	metrics.MustRegister(mrMetrics, stateMetrics)
 	o := reconciler.Options{
@@ -207,19 +249,22 @@ func run(m *testing.M, cfg *ctrlConfig) int {
 		KymaBridge:    kymabridge.Config{Enabled: true}.Defaulted(poll, 20),
 	}
 	if err := eacontroller.SetupGated(mgr, o.Defaulted(), configs); err != nil {
-		fmt.Fprintln(os.Stderr, "cannot set up controllers:", err)
-		return 1
+		return nil, fmt.Errorf("cannot set up controllers: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = mgr.Start(ctx) }()
+	p := &providerProcess{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		_ = mgr.Start(ctx)
+	}()
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		fmt.Fprintln(os.Stderr, "cache did not sync")
-		return 1
+		p.stop()
+		return nil, errors.New("cache did not sync")
 	}
 	k8s = mgr.GetClient()
 	recordStatuses(ctx, mgr)
-	return m.Run()
+	running = p
+	return p, nil
 }
 
 // recordStatuses keeps every status of every managed resource the cache sees.

@@ -65,4 +65,7 @@ func TestProvider(t *testing.T) {
 	t.Run("ManyRuntimesSmallClientCache", testManyRuntimes)
 	t.Run("NoSecretInLogsEventsOrStatus", testNoLeaks)
 	t.Run("MetricsTableMatchesExports", testMetricsTable)
+	// Last: a restart replaces the provider and its metrics registry.
+	t.Run("RestartBesideUnreachableRuntimes", testRestartBesideUnreachableRuntimes)
+	t.Run("NoSecretInLogsEventsOrStatusAfterRestart", testNoLeaks)
 }

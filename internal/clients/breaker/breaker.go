@@ -57,9 +57,9 @@ type Options struct {
 	// ServerErrorThreshold is how many 5xx answers in a row open the circuit;
 	// default 1. A call that got no answer opens it at once.
 	ServerErrorThreshold uint
-	// BrokenCalls bounds the calls in flight, across all targets of the Set, to
-	// targets whose circuit is not closed; and, apart, the workers waiting on
-	// first contacts beyond FirstContactGrace.
+	// BrokenCalls bounds the workers, across all targets of the Set, waiting
+	// on calls to targets whose circuit is not closed, and on first contacts
+	// and probes beyond FirstContactGrace.
 	BrokenCalls int
 	// Fresh, if set, is how long an answer keeps a target known to be healthy:
 	// a call to a target not heard from for longer is a first contact, and so
@@ -82,9 +82,8 @@ type Options struct {
 type Set struct {
 	opts   Options
 	broken bulkhead.Bulkhead[*http.Response]
-	// firstContacts are the workers that may wait on first contacts beyond
-	// the grace; detached the first contacts that go on without a worker.
-	firstContacts, detached bulkhead.Bulkhead[*http.Response]
+	// detached are the first contacts and probes that go on without a worker.
+	detached bulkhead.Bulkhead[*http.Response]
 
 	mu      sync.Mutex
 	targets map[string]*Target
@@ -114,9 +113,10 @@ func NewSet(o Options) *Set {
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
+	o.Metrics.init(o.Kind)
 	return &Set{opts: o, broken: bulkhead.New[*http.Response](uint(o.BrokenCalls)),
-		firstContacts: bulkhead.New[*http.Response](uint(o.BrokenCalls)), detached: bulkhead.New[*http.Response](uint(o.DetachedCalls)),
-		targets: map[string]*Target{}, pruned: time.Now()}
+		detached: bulkhead.New[*http.Response](uint(o.DetachedCalls)),
+		targets:  map[string]*Target{}, pruned: time.Now()}
 }
 
 // pruneEvery is how often targets unused for a while are dropped: targets are
@@ -328,7 +328,16 @@ func (t *Target) Do(ctx context.Context, r Request) (*http.Response, error) {
 	if f := t.recalledFailure(); f != nil && time.Now().Before(f.Next) {
 		return nil, t.refuseRecalled(ctx, f)
 	}
+	if t.open() {
+		// Before any slot is taken: a resource of an open circuit comes back
+		// when it half-opens, not when a slot may be free.
+		return nil, t.refuse(ctx, refusedOpen)
+	}
 	switch {
+	case t.set.opts.Fresh > 0 && (r.Read || t.healthy()) && (!t.healthy() || !t.known()):
+		// A read of a failing target (its probe) is bounded as a first
+		// contact is: it may go on without the worker.
+		return t.firstContact(ctx, r)
 	case !t.healthy():
 		if !t.set.broken.TryAcquirePermit() {
 			return nil, t.refuse(ctx, refusedBusy)
@@ -337,10 +346,19 @@ func (t *Target) Do(ctx context.Context, r Request) (*http.Response, error) {
 		g := t.set.opts.Metrics.brokenCalls.WithLabelValues(string(t.set.opts.Kind))
 		g.Inc()
 		defer g.Dec()
-	case t.set.opts.Fresh > 0 && !t.known():
-		return t.firstContact(ctx, r)
 	}
 	return t.call(ctx, r.Do)
+}
+
+// open tells whether a circuit of the target is open and not yet due for its
+// probe.
+func (t *Target) open() bool {
+	for _, c := range t.availability {
+		if c.IsOpen() && c.RemainingDelay() > 0 {
+			return true
+		}
+	}
+	return t.logon != nil && t.logon.IsOpen() && t.logon.RemainingDelay() > 0
 }
 
 // call makes the request through the circuits (after the credentials are
@@ -435,6 +453,7 @@ const (
 	refusedBusy                        // calls to failing targets hold every slot
 	refusedPending                     // the target's first call has not been answered
 	refusedFirstContact                // the target's first contact is in flight
+	refusedProbing                     // the failing target's probe is in flight
 )
 
 // verifyWait bounds how long a call waits for the first call to a target with
@@ -454,7 +473,7 @@ func (t *Target) refuse(ctx context.Context, why refusal) error {
 		Pending: why == refusedPending || why == refusedFirstContact, Rejected: t.logon != nil && !t.logon.IsClosed(), Next: t.next()}
 	if why == refusedFirstContact {
 		// The answer comes within the call's timeout, or the circuit opens.
-		e.Next = time.Now().Add(firstContactRetry + rand.N(firstContactRetry/10))
+		e.Next = t.pendingRetry()
 	}
 	t.hint(ctx, e)
 	return e

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
@@ -10,23 +11,28 @@ import (
 // A first contact is a call to a target whose health is not known: it never
 // answered, or not for longer than Options.Fresh (after a restart every
 // target is such; so is every runtime of a region whose network just went).
-// A healthy API server answers it within FirstContactGrace; one that accepts
-// connections and never answers holds the caller until the connect timeout.
-// So a worker waits on a first contact for the grace; beyond it, only while
-// holding one of BrokenCalls slots. Without a slot, a Read goes on without
-// the worker (detached: its answer only teaches the circuits), and the
-// resource comes back after firstContactRetry to find the target known
-// healthy or failing; a request that may change the target is not started.
-const (
-	FirstContactGrace = 100 * time.Millisecond
-	// firstContactRetry is when a resource whose first contact went on
-	// without it tries again: a healthy target has answered by then.
-	firstContactRetry = time.Second
-)
+// A probe is the first call to a failing target once its circuit is due. A
+// healthy API server answers either within FirstContactGrace; one that
+// accepts connections and never answers holds the caller until the connect
+// timeout. So a worker waits on a first contact or a probe for the grace;
+// beyond it, only while holding a slot of the Set's bulkhead (shared with the
+// calls to failing targets). Without a slot, a read goes on without the
+// worker (detached: its answer only teaches the circuits), and the resource
+// comes back when that answer is due; a request that may change the target
+// is not started.
+const FirstContactGrace = 100 * time.Millisecond
 
-// probe is a target's first contact in flight.
+// firstContactRetry is the soonest a resource whose first contact went on
+// without it tries again: a healthy target has answered by then.
+const firstContactRetry = time.Second
+
+// probe is a target's first contact (or probe) in flight.
 type probe struct {
-	done chan struct{} // closed once answered (or failed)
+	start time.Time
+	// failing: the target was failing when it started; else its health was
+	// not known.
+	failing bool
+	done    chan struct{} // closed once answered (or failed)
 
 	mu        sync.Mutex
 	finished  bool
@@ -41,25 +47,26 @@ func (t *Target) known() bool {
 	return a != 0 && time.Since(time.Unix(0, a)) < t.set.opts.Fresh
 }
 
-// firstContact makes r as the target's first contact, or, while another is in
-// flight, waits for its answer within the grace and then calls as that answer
-// tells.
+// firstContact makes r as the target's first contact or probe, or, while one
+// is in flight, waits for its answer within the grace and then calls as that
+// answer tells.
 func (t *Target) firstContact(ctx context.Context, r Request) (*http.Response, error) {
+	failing := !t.healthy()
 	t.mu.Lock()
 	if p := t.probe; p != nil {
 		t.mu.Unlock()
 		if !waitFor(ctx, p.done, FirstContactGrace) {
-			return nil, t.refuse(ctx, refusedFirstContact)
+			return nil, t.refusePending(ctx, p)
 		}
 		if t.healthy() && !t.known() {
-			return nil, t.refuse(ctx, refusedFirstContact)
+			return nil, t.refusePending(ctx, p)
 		}
 		return t.Do(ctx, r)
 	}
 	s := t.set
 	if !r.Read {
 		// Not detachable: the worker waits for the whole call, so it needs a slot.
-		if !s.firstContacts.TryAcquirePermit() {
+		if !s.broken.TryAcquirePermit() {
 			t.mu.Unlock()
 			return nil, t.refuse(ctx, refusedFirstContact)
 		}
@@ -67,15 +74,15 @@ func (t *Target) firstContact(ctx context.Context, r Request) (*http.Response, e
 		t.mu.Unlock()
 		return nil, t.refuse(ctx, refusedFirstContact)
 	}
-	p := &probe{done: make(chan struct{})}
+	p := &probe{start: time.Now(), failing: failing, done: make(chan struct{})}
 	t.probe = p
 	t.mu.Unlock()
 
 	m := s.opts.Metrics
 	kind := string(s.opts.Kind)
 	if !r.Read {
-		defer s.firstContacts.ReleasePermit()
-		held := m.firstContactWorkers.WithLabelValues(kind)
+		defer s.broken.ReleasePermit()
+		held := m.brokenCalls.WithLabelValues(kind)
 		held.Inc()
 		defer held.Dec()
 		resp, err := t.call(ctx, r.Do)
@@ -97,9 +104,9 @@ func (t *Target) firstContact(ctx context.Context, r Request) (*http.Response, e
 	if waitFor(ctx, p.done, FirstContactGrace) {
 		return p.take()
 	}
-	if s.firstContacts.TryAcquirePermit() {
-		defer s.firstContacts.ReleasePermit()
-		held := m.firstContactWorkers.WithLabelValues(kind)
+	if s.broken.TryAcquirePermit() {
+		defer s.broken.ReleasePermit()
+		held := m.brokenCalls.WithLabelValues(kind)
 		held.Inc()
 		defer held.Dec()
 		select {
@@ -112,7 +119,18 @@ func (t *Target) firstContact(ctx context.Context, r Request) (*http.Response, e
 		return resp, err
 	}
 	m.detached.WithLabelValues(kind).Inc()
-	return nil, t.refuse(ctx, refusedFirstContact)
+	return nil, t.refusePending(ctx, p)
+}
+
+// refusePending refuses a call while the target's first contact or probe is
+// in flight. Its resource comes back when the answer is due: a first contact,
+// after a second, then after twice as long as it has been out; a probe of a
+// failing target (which names its cause meanwhile), after a base delay.
+func (t *Target) refusePending(ctx context.Context, p *probe) error {
+	if !p.failing {
+		return t.refuse(ctx, refusedFirstContact)
+	}
+	return t.refuse(ctx, refusedProbing)
 }
 
 // settle records the first contact's answer and ends it.
@@ -149,6 +167,20 @@ func (p *probe) abandon() (*http.Response, error, bool) {
 	}
 	p.abandoned = true
 	return nil, nil, false
+}
+
+// pendingRetry is when a resource whose target has not answered its first
+// contact comes back: after a second, then after twice as long as the first
+// contact has been out, so that one hanging until its connect timeout costs
+// its resource two or three tries, not one a second.
+func (t *Target) pendingRetry() time.Time {
+	d := firstContactRetry
+	t.mu.Lock()
+	if t.probe != nil {
+		d = max(d, 2*time.Since(t.probe.start))
+	}
+	t.mu.Unlock()
+	return time.Now().Add(d + rand.N(d/10))
 }
 
 // waitFor waits for done up to d; false if d passed or ctx ended first.

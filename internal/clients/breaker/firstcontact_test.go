@@ -55,7 +55,7 @@ func TestFirstContactsHoldFewWorkers(t *testing.T) {
 	if n := started.Load(); n != 10 {
 		t.Fatalf("%d first contacts went out, want 10 (the detached ones too)", n)
 	}
-	if held := testutil.ToFloat64(set.opts.Metrics.firstContactWorkers.WithLabelValues("runtime")); held > 2 {
+	if held := testutil.ToFloat64(set.opts.Metrics.brokenCalls.WithLabelValues("runtime")); held > 2 {
 		t.Fatalf("%v workers held by first contacts, want at most 2", held)
 	}
 	close(release)
@@ -122,9 +122,9 @@ func TestFirstContact(t *testing.T) {
 			for i, s := range steps {
 				time.Sleep(s.wait)
 				if s.busy {
-					for !set.firstContacts.TryAcquirePermit() {
+					for !set.broken.TryAcquirePermit() {
 					}
-					for !set.firstContacts.TryAcquirePermit() {
+					for !set.broken.TryAcquirePermit() {
 					}
 				}
 				var called atomic.Bool
@@ -133,8 +133,8 @@ func TestFirstContact(t *testing.T) {
 				r.Do = func(ctx context.Context) (*http.Response, error) { called.Store(true); return do(ctx) }
 				resp, err := target.Do(context.Background(), r)
 				if s.busy {
-					set.firstContacts.ReleasePermit()
-					set.firstContacts.ReleasePermit()
+					set.broken.ReleasePermit()
+					set.broken.ReleasePermit()
 				}
 				var e *Error
 				isErr := errors.As(err, &e)
@@ -159,11 +159,60 @@ func TestFirstContact(t *testing.T) {
 // tenants) calls every target directly.
 func TestTargetsOfKnownHealthMakeNoFirstContact(t *testing.T) {
 	set := NewSet(Options{Kind: Tenant, BrokenCalls: 1})
-	for !set.firstContacts.TryAcquirePermit() {
+	for !set.broken.TryAcquirePermit() {
 	}
 	resp, err := set.Target("k", "t").Do(context.Background(), Request{Do: func(context.Context) (*http.Response, error) { return answer(200)() }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = resp.Body.Close()
+}
+
+// TestProbeOfFailingTarget: while a runtime's circuit is open its calls are
+// refused at once, saying until when, even with every slot held; once due,
+// its probe (a read) goes on without the worker when no slot is free, and
+// the resource meanwhile names the cause it knows.
+func TestProbeOfFailingTarget(t *testing.T) {
+	set := NewSet(Options{Kind: Runtime, BaseDelay: 50 * time.Millisecond, MaxDelay: time.Second, BrokenCalls: 1, Fresh: time.Minute})
+	target := set.Target("k", "rt")
+	if _, err := target.Do(context.Background(), read(fail(syscall.ECONNREFUSED))); err == nil {
+		t.Fatal("a refused connection passed")
+	}
+	for !set.broken.TryAcquirePermit() {
+	}
+	defer set.broken.ReleasePermit()
+
+	called := false
+	_, err := target.Do(context.Background(), read(func() (*http.Response, error) { called = true; return answer(200)() }))
+	var e *Error
+	if called || !errors.As(err, &e) || e.Busy || !e.FailedFast || e.Cause != "connection refused" {
+		t.Fatalf("while open: called %v, %v; want refused at once naming the cause, not busy", called, err)
+	}
+
+	time.Sleep(70 * time.Millisecond)
+	start := time.Now()
+	var probed atomic.Bool
+	done := make(chan struct{})
+	_, err = target.Do(context.Background(), read(func() (*http.Response, error) {
+		probed.Store(true)
+		time.Sleep(3 * FirstContactGrace)
+		return nil, context.DeadlineExceeded
+	}))
+	if waited := time.Since(start); !probed.Load() || waited > 2*FirstContactGrace {
+		t.Fatalf("the due probe: made %v, the worker waited %s; want it made, the worker back after the grace", probed.Load(), waited)
+	}
+	if !errors.As(err, &e) || e.Pending || e.Busy || e.Cause != "connection refused" {
+		t.Fatalf("while probing: %v; want the known cause", err)
+	}
+	go func() {
+		for !target.open() {
+			time.Sleep(time.Millisecond)
+		}
+		close(done)
+	}()
+	<-done
+	_, err = target.Do(context.Background(), read(answer(200)))
+	if !errors.As(err, &e) || e.Cause != "timeout" {
+		t.Fatalf("after the probe timed out: %v; want the circuit open on the timeout", err)
+	}
 }

@@ -7,12 +7,10 @@ type Metrics struct {
 	open        *prometheus.GaugeVec
 	refused     *prometheus.CounterVec
 	brokenCalls *prometheus.GaugeVec
-	// firstContactWorkers are workers waiting on first contacts beyond the
-	// grace; firstContacts the detachable first contacts in flight; detached
-	// counts those left to finish without a worker.
-	firstContactWorkers *prometheus.GaugeVec
-	firstContacts       *prometheus.GaugeVec
-	detached            *prometheus.CounterVec
+	// firstContacts are the first contacts and probes (reads) in flight;
+	// detached counts those left to finish without a worker.
+	firstContacts *prometheus.GaugeVec
+	detached      *prometheus.CounterVec
 }
 
 // NewMetrics creates the breaker metrics and registers them with reg, if any.
@@ -29,23 +27,30 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"kind"}),
 		brokenCalls: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "eventing_auth_calls_to_failing_targets_in_flight",
-			Help: "Calls in flight to targets whose circuit is not closed (probes): each holds a controller worker.",
-		}, []string{"kind"}),
-		firstContactWorkers: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "eventing_auth_first_contact_workers",
-			Help: "Controller workers waiting on a first contact (a call to a target of unknown health) beyond its 100ms grace; at most the bulkhead's 2 per kind.",
+			Help: "Controller workers held by calls to failing targets, and by first contacts and probes beyond their 100ms grace: at most 2 per kind.",
 		}, []string{"kind"}),
 		firstContacts: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "eventing_auth_first_contacts_in_flight",
-			Help: "First contacts (reads of targets of unknown health) in flight, whether a worker waits on them or not.",
+			Help: "First contacts and probes (reads of targets of unknown health, or failing and due a probe) in flight, whether a worker waits on them or not.",
 		}, []string{"kind"}),
 		detached: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "eventing_auth_first_contacts_detached_total",
-			Help: "First contacts left to finish without a worker: their answer only teaches the circuits, and the resource tries again a second later.",
+			Help: "First contacts and probes left to finish without a worker: their answer only teaches the circuits, and the resource tries again when it is due.",
 		}, []string{"kind"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.open, m.refused, m.brokenCalls, m.firstContactWorkers, m.firstContacts, m.detached)
+		reg.MustRegister(m.open, m.refused, m.brokenCalls, m.firstContacts, m.detached)
 	}
 	return m
+}
+
+// init exports the series of a kind at 0 from the start, so that a rate or an
+// alert on them has a series before the first event.
+func (m *Metrics) init(k Kind) {
+	kind := string(k)
+	m.open.WithLabelValues(kind)
+	m.refused.WithLabelValues(kind)
+	m.brokenCalls.WithLabelValues(kind)
+	m.firstContacts.WithLabelValues(kind)
+	m.detached.WithLabelValues(kind)
 }
