@@ -317,6 +317,20 @@ func beside1000Unreachable(ctx context.Context, b *testing.B) *outage {
 	return o
 }
 
+// mgmtHost is the management API server's host:port, as client-go's metrics
+// name it.
+func mgmtHost(b *testing.B) string {
+	cfg, err := clientcmd.LoadFromFile(stack.MgmtKubeconfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range cfg.Clusters {
+		return strings.TrimPrefix(c.Server, "https://")
+	}
+	b.Fatal("the management kubeconfig has no cluster")
+	return ""
+}
+
 // rtServer is the runtime API server's host:port.
 func rtServer(b *testing.B) string {
 	cfg, err := clientcmd.Load(runtimeKC)
@@ -416,6 +430,9 @@ func restartBeside1000Unreachable(ctx context.Context, b *testing.B, baseline ti
 	accepted, window := hanging.Accepted(), time.Now()
 	took := newRuntimesEvery(ctx, b, "new-after-restart", 20, 2*time.Second, time.Minute)
 	minutes := time.Since(window).Minutes()
+	// The restarted provider's counters start at its start.
+	fmt.Printf("BENCH isolation_restart_provider_api_writes_per_s %.1f\n", scrape(b).writesTo(mgmtHost(b))/time.Since(window).Seconds())
+	fmt.Printf("restart: new runtimes took %v (in the order they got their Secret)\n", took)
 	newRuntimeFigures("restart", took, baseline)
 	figure("isolation_restart_runtime_workers_held_max", workers.end()["runtime"], 2)
 	fmt.Printf("BENCH isolation_restart_hanging_connections_per_min %.1f\n", float64(hanging.Accepted()-accepted)/minutes)

@@ -379,3 +379,24 @@ func (m metricsSample) reconciles(kind string) float64 {
 func (m metricsSample) depth(kind string) float64 {
 	return m.sum("workqueue_depth", kind)
 }
+
+// writesTo counts the provider's write requests (POST, PUT, PATCH, DELETE) to
+// the API server at host (host:port), by client-go's metrics.
+func (m metricsSample) writesTo(host string) float64 {
+	total := 0.0
+	for _, s := range m["rest_client_requests_total"].GetMetric() {
+		var method, h string
+		for _, l := range s.GetLabel() {
+			switch l.GetName() {
+			case "method":
+				method = l.GetValue()
+			case "host":
+				h = l.GetValue()
+			}
+		}
+		if h == host && method != "GET" {
+			total += s.GetCounter().GetValue()
+		}
+	}
+	return total
+}

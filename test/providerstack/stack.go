@@ -120,6 +120,9 @@ func (s *Stack) Provider(name string, args ...string) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
+// MgmtKubeconfig is the path of the management cluster's admin kubeconfig.
+func (s *Stack) MgmtKubeconfig() string { return s.mgmtKubeconfig }
+
 // Log is the path of a provider process's log.
 func (s *Stack) Log(name string) string { return filepath.Join(s.work, name+".log") }
 

@@ -216,6 +216,8 @@ type Target struct {
 	// recalled is the failure a condition recorded (see recall.go), until a
 	// call's outcome replaces it.
 	recalled *Failure
+	// last is the last failure (or refusal of a failing target) said.
+	last *Error
 }
 
 // circuit is an availability circuit with the count of its openings in a
@@ -421,7 +423,23 @@ func (t *Target) failure(ctx context.Context, resp *http.Response, err error, re
 		e.Next = t.next()
 		t.hint(ctx, e)
 	}
+	t.said(e)
 	return e
+}
+
+// said keeps the last failure the target's resources were told, for them to
+// be told again, word for word, while its probe is out.
+func (t *Target) said(e *Error) {
+	t.mu.Lock()
+	t.last = e
+	t.mu.Unlock()
+}
+
+// lastSaid is the last failure the target's resources were told, if any.
+func (t *Target) lastSaid() *Error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last
 }
 
 // recheckRejected bounds the wait of a resource whose credentials were
@@ -471,9 +489,21 @@ func (t *Target) refuse(ctx context.Context, why refusal) error {
 	}
 	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, FailedFast: true, Busy: why == refusedBusy,
 		Pending: why == refusedPending || why == refusedFirstContact, Rejected: t.logon != nil && !t.logon.IsClosed(), Next: t.next()}
-	if why == refusedFirstContact {
+	switch why {
+	case refusedFirstContact:
 		// The answer comes within the call's timeout, or the circuit opens.
 		e.Next = t.pendingRetry()
+	case refusedProbing:
+		// What its resources were told last still holds, so they are told
+		// it again, in the same words: no status changes while a probe is out.
+		// They come back once its answer is surely in.
+		if last := t.lastSaid(); last != nil {
+			e = last
+		}
+		hintAt(ctx, t.next())
+		return e
+	case refusedOpen, refusedBusy:
+		t.said(e)
 	}
 	t.hint(ctx, e)
 	return e
