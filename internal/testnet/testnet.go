@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Hanging accepts TCP connections and never answers on them, as an API server
@@ -78,11 +79,27 @@ type Proxy struct {
 // test ends.
 func NewProxy(tb testing.TB, server string) *Proxy {
 	tb.Helper()
+	return ProxyAt(tb, "127.0.0.1:0", server)
+}
+
+// ProxyAt forwards addr to server, as NewProxy does; addr may be a port that
+// refused connections a moment ago (a runtime that comes back), so binding it
+// is retried for a few seconds.
+func ProxyAt(tb testing.TB, addr, server string) *Proxy {
+	tb.Helper()
 	to := server
 	if u, err := url.Parse(server); err == nil && u.Host != "" {
 		to = u.Host
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	var (
+		l   net.Listener
+		err error
+	)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if l, err = net.Listen("tcp", addr); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		tb.Fatal(err)
 	}

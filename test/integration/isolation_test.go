@@ -2,11 +2,7 @@ package integration
 
 import (
 	"fmt"
-	"io"
-	"net"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +18,7 @@ import (
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/internal/testnet"
 )
 
 // testTenantHangsThenRecovers: an IAS tenant that accepts requests and answers
@@ -69,10 +66,7 @@ func testRuntimeRefusesThenRecovers(t *testing.T) {
 	g := NewWithT(t)
 	ns, rs, data := readyRuntimeSecret(t, rtEnv, rt, "rt-refuses")
 	// A port that refuses, then a proxy on it to the runtime.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	g.Expect(err).NotTo(HaveOccurred())
-	addr := l.Addr().String()
-	g.Expect(l.Close()).To(Succeed())
+	addr := testnet.RefusingAddr(t)
 	pointAt(t, ns, "rt-refuses", "https://"+addr)
 	expectSyncedFalse(t, rs, "runtime API server https://"+addr+" ")
 	expectSyncedFalse(t, rs, "connection refused")
@@ -80,8 +74,7 @@ func testRuntimeRefusesThenRecovers(t *testing.T) {
 
 	// It comes back, without its Secret.
 	g.Expect(rt.Delete(ctx, onRuntime(g, rt, ns, "eventing-webhook-auth"))).To(Succeed())
-	stop := proxy(t, addr, rtEnv.Config.Host)
-	defer stop()
+	defer testnet.ProxyAt(t, addr, rtEnv.Config.Host).Refuse()
 	back := time.Now()
 	waitReady(t, rs)
 	expectOnRuntime(t, rt, ns, "eventing-webhook-auth", data)
@@ -109,7 +102,7 @@ func testDeleteGoneRuntime(t *testing.T) {
 	id := meta.GetExternalName(get(g, a))
 
 	// The runtime goes away for good: it accepts connections and never answers.
-	pointAt(t, tn.ns, "rt-gone", "https://"+hang(t))
+	pointAt(t, tn.ns, "rt-gone", "https://"+testnet.Hang(t).Addr)
 	expectSyncedFalse(t, rs, "timeout")
 	deleted := time.Now()
 	g.Expect(k8s.Delete(ctx, rs)).To(Succeed())
@@ -195,68 +188,4 @@ func pointAt(t *testing.T, ns, runtimeID, server string) {
 	s.Data["config"], err = clientcmd.Write(*cfg)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(k8s.Update(ctx, s)).To(Succeed())
-}
-
-// hang listens on a loopback port that accepts connections and never answers.
-func hang(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	NewWithT(t).Expect(err).NotTo(HaveOccurred())
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return l.Addr().String()
-}
-
-// proxy forwards TCP connections on addr to the host of server (host:port or a
-// URL) until stopped.
-func proxy(t *testing.T, addr, server string) func() {
-	t.Helper()
-	to := server
-	if u, err := url.Parse(server); err == nil && u.Host != "" {
-		to = u.Host
-	}
-	var l net.Listener
-	NewWithT(t).Eventually(func() (err error) { l, err = net.Listen("tcp", addr); return err }, 10*time.Second).Should(Succeed())
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				up, err := net.Dial("tcp", to)
-				if err != nil {
-					return
-				}
-				defer up.Close()
-				done := make(chan struct{}, 2)
-				go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
-				go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
-				<-done
-			}()
-		}
-	}()
-	return func() { _ = l.Close() }
 }
