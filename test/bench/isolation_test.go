@@ -401,13 +401,22 @@ func restartBeside1000Unreachable(ctx context.Context, b *testing.B, baseline ti
 	ids := make([]string, 1000)
 	for i := range ids {
 		ids[i] = nextID("dead")
+	}
+	// Watched from before they exist: each is seen naming its cause when it
+	// does, not when the last one was made.
+	var (
+		named   map[string]time.Time
+		watched sync.WaitGroup
+	)
+	watched.Go(func() { named = waitAll(ctx, b, ids, 10*time.Minute, runtimeNamesCause) })
+	for i, id := range ids {
 		addr := refuseAt
 		if i%2 == 0 {
 			addr = hanging.Addr
 		}
-		brokenRuntime(ctx, b, ids[i], addr, true)
+		brokenRuntime(ctx, b, id, addr, true)
 	}
-	named := waitAll(ctx, b, ids, 10*time.Minute, runtimeNamesCause)
+	watched.Wait()
 	var afterReady []time.Duration
 	for _, id := range ids {
 		a := &iasv1alpha1.IASApplication{}
