@@ -31,10 +31,10 @@ const workers = 10
 // BenchmarkIsolation takes the figures of broken neighbours: first new
 // runtimes with no neighbour (the baseline); then healthy work beside a hung
 // IAS tenant with 20 apps and 100 runtimes that hang (50) or refuse (50); then
-// a new runtime beside 1,000 unreachable ones and 1,000 healthy ones, which
-// then become unreachable at once; then 1,000 more unreachable runtimes with
-// apps, and a restart (SIGKILL) beside all of them; then 1,000 resources of a
-// ProviderConfig with a wrong password.
+// 1,000 unreachable runtimes with apps, and a restart (SIGKILL) beside all of
+// them; then a new runtime beside 1,000 more unreachable ones and 1,000
+// healthy ones, which then become unreachable at once; then 1,000 resources
+// of a ProviderConfig with a wrong password.
 func BenchmarkIsolation(b *testing.B) {
 	args := []string{"--poll=" + benchPoll.String()}
 	startProvider(b, args...)
@@ -42,9 +42,9 @@ func BenchmarkIsolation(b *testing.B) {
 		ctx := context.Background()
 		baseline := baselineNewRuntimes(ctx, b)
 		brokenNeighbours(ctx, b)
+		restartBeside1000Unreachable(ctx, b, baseline, args)
 		outage := beside1000Unreachable(ctx, b)
 		outage.happens(ctx, b, baseline)
-		restartBeside1000Unreachable(ctx, b, baseline, args)
 		wrongCredentials(ctx, b)
 	}
 }
@@ -358,6 +358,7 @@ type outage struct {
 // each of the 1,000 names its cause at its next poll.
 func (o *outage) happens(ctx context.Context, b *testing.B, baseline time.Duration) {
 	workers := sampleFailingCalls(b)
+	before := apiWrites(ctx, b)
 	start := time.Now()
 	o.hang.Hang()
 	o.refuse.Refuse()
@@ -373,6 +374,7 @@ func (o *outage) happens(ctx context.Context, b *testing.B, baseline time.Durati
 	took := newRuntimesEvery(ctx, b, "new-in-outage", 20, 2*time.Second, time.Minute)
 	named.Wait()
 	most := workers.end()
+	printWritesPerSecond("isolation_outage_api_writes_per_s", before, apiWrites(ctx, b), time.Since(start).Seconds())
 	newRuntimeFigures("outage", took, baseline)
 	// Each names its cause at its next poll (the poll and its 10% spread) and
 	// within 30s of it.
@@ -387,7 +389,7 @@ func newRuntimeFigures(moment string, took []time.Duration, baseline time.Durati
 	figure("isolation_"+moment+"_new_runtime_p99_s", percentile(took, 0.99).Seconds(), 2)
 }
 
-// restartBeside1000Unreachable: 1,000 more unreachable runtimes, each with
+// restartBeside1000Unreachable: 1,000 unreachable runtimes, each with
 // its own app (500 whose API server accepts and never answers, 500
 // refusing), created at once; each names its cause soon after its app is
 // Ready. Then a SIGKILL and a restart beside them (and everything broken
@@ -434,6 +436,7 @@ func restartBeside1000Unreachable(ctx context.Context, b *testing.B, baseline ti
 	fmt.Printf("BENCH isolation_unreachable_cause_named_after_app_ready_p50_s %.3f\n", percentile(afterReady, 0.5).Seconds()+1)
 	figure("isolation_new_unreachable_runtime_workers_held_max", workers.end()["runtime"], 2)
 
+	before := apiWrites(ctx, b)
 	restartProvider(b, "provider-restarted", args...)
 	workers = sampleFailingCalls(b)
 	accepted, window := hanging.Accepted(), time.Now()
@@ -441,6 +444,7 @@ func restartBeside1000Unreachable(ctx context.Context, b *testing.B, baseline ti
 	minutes := time.Since(window).Minutes()
 	// The restarted provider's counters start at its start.
 	fmt.Printf("BENCH isolation_restart_provider_api_writes_per_s %.1f\n", scrape(b).writesTo(mgmtHost(b))/time.Since(window).Seconds())
+	printWritesPerSecond("isolation_restart_api_writes_per_s", before, apiWrites(ctx, b), time.Since(window).Seconds())
 	fmt.Printf("restart: new runtimes took %v (in the order they got their Secret)\n", took)
 	newRuntimeFigures("restart", took, baseline)
 	figure("isolation_restart_runtime_workers_held_max", workers.end()["runtime"], 2)
