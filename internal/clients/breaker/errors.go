@@ -55,7 +55,9 @@ func (e *Error) Error() string {
 	case e.Rejected:
 		return fmt.Sprintf("%s %s rejected the credentials (%s): check them in the credentials Secret; no further call is made with them until they change, or until one probe at %s", what, e.Target, e.Cause, next)
 	case e.Pending:
-		return fmt.Sprintf("%s %s has not answered a first call yet; next try at %s", what, e.Target, next)
+		// No time: while the answer is out its resource tries again every few
+		// seconds, and the same words cost no status write.
+		return fmt.Sprintf("%s %s has not answered a first call yet; it is tried again within seconds", what, e.Target)
 	case e.Busy:
 		return fmt.Sprintf("%s %s is failing (%s); not tried now, since other failing targets hold every slot for such calls; next try at %s", what, e.Target, e.Cause, next)
 	case e.FailedFast:
