@@ -38,6 +38,7 @@ const workers = 10
 func BenchmarkIsolation(b *testing.B) {
 	args := []string{"--poll=" + benchPoll.String()}
 	startProvider(b, args...)
+	waitServing(b)
 	for range b.N {
 		ctx := context.Background()
 		baseline := baselineNewRuntimes(ctx, b)
@@ -437,7 +438,12 @@ func restartBeside1000Unreachable(ctx context.Context, b *testing.B, baseline ti
 	figure("isolation_new_unreachable_runtime_workers_held_max", workers.end()["runtime"], 2)
 
 	before := apiWrites(ctx, b)
+	killed := time.Now()
 	restartProvider(b, "provider-restarted", args...)
+	// A start's own cost, whatever the neighbours: the figures below are
+	// taken from the moment it serves.
+	waitServing(b)
+	fmt.Printf("BENCH isolation_restart_serving_s %.3f\n", time.Since(killed).Seconds())
 	workers = sampleFailingCalls(b)
 	accepted, window := hanging.Accepted(), time.Now()
 	took := newRuntimesEvery(ctx, b, "new-after-restart", 20, 2*time.Second, time.Minute)

@@ -96,6 +96,30 @@ func restartProvider(b *testing.B, name string, args ...string) {
 	startProviderAs(b, name, args...)
 }
 
+// waitServing waits until the provider's managed-resource controllers have
+// started their workers (its caches synced): what a start costs before any
+// resource is served, whatever its neighbours. It returns how long that took.
+func waitServing(b *testing.B) time.Duration {
+	start := time.Now()
+	for deadline := start.Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		log, _ := os.ReadFile(providerLog)
+		served := 0
+		for _, kind := range []string{"managed/iasapplication.", "managed/runtimesecret."} {
+			for _, line := range strings.Split(string(log), "\n") {
+				if strings.Contains(line, `"msg":"Starting workers"`) && strings.Contains(line, kind) {
+					served++
+					break
+				}
+			}
+		}
+		if served == 2 {
+			return time.Since(start)
+		}
+	}
+	b.Fatalf("the provider's controllers did not start within a minute; log:\n%s", logTail())
+	return 0
+}
+
 func startProviderAs(b *testing.B, name string, args ...string) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -11,12 +11,20 @@ import (
 
 // NewBreakers returns the circuits of runtime API servers: a runtime that does
 // not answer, refuses connections, fails TLS or answers 5xx fails fast, with a
-// delay that doubles up to a minute. A runtime not heard from for Fresh is of
-// unknown health again: its next call is a first contact, bounded as calls to
-// failing runtimes are.
+// delay that doubles from 5s up to MaxDelay. A runtime not heard from for
+// Fresh is of unknown health again: its next call is a first contact, bounded
+// as calls to failing runtimes are.
 func NewBreakers(m *breaker.Metrics) *breaker.Set {
-	return breaker.NewSet(breaker.Options{Kind: breaker.Runtime, Fresh: Fresh, Metrics: m})
+	return breaker.NewSet(breaker.Options{Kind: breaker.Runtime, MaxDelay: MaxDelay, Fresh: Fresh, Metrics: m})
 }
+
+// MaxDelay caps a failing runtime's open period at the default poll: a runtime
+// that stays away (hibernated, deprovisioned, cut off) is tried about as
+// often as a healthy one is polled, and each try is a status write on its
+// RuntimeSecret (the condition names the next try): a thousand hibernated
+// runtimes at the tenant's 50s cap would write 20 times a second for ever. A
+// blip is still retried after 5s, 10s, 20s, ...
+const MaxDelay = 5 * time.Minute
 
 // Fresh is how long an answer keeps a runtime known healthy. A runtime is
 // called at its polls (minutes apart) and, while it changes, seconds apart:
