@@ -12,8 +12,9 @@ import (
 type Failure struct {
 	Target string
 	Cause  string
-	// Next is the next try the condition named.
-	Next time.Time
+	// Next is the next try the condition named; At, if known, is when the
+	// condition was written: Next - At is the open period the circuit had.
+	Next, At time.Time
 	// FailedFast and Busy are the recorded error's, so that a refusal until
 	// Next says what the condition says, word for word: a restart then
 	// writes no status.
@@ -60,11 +61,25 @@ func (s *Set) Recall(key, name string, f Failure) {
 	t.mu.Lock()
 	t.cause, t.recalled = f.Cause, &f
 	t.mu.Unlock()
-	// A failing target's open periods keep doubling from the first.
+	// A failing target's open periods keep doubling from the one it had.
+	period := s.opts.BaseDelay
+	if !f.At.IsZero() {
+		period = f.Next.Sub(f.At)
+	}
+	n := s.openings(period)
 	for _, c := range t.availability {
-		c.opens.Store(1)
+		c.opens.Store(n)
 	}
 	t.opened()
+}
+
+// openings is how many openings in a row lead to an open period of d.
+func (s *Set) openings(d time.Duration) int32 {
+	n := int32(1)
+	for p := s.opts.BaseDelay; p < d && p < s.opts.MaxDelay; p *= 2 {
+		n++
+	}
+	return n
 }
 
 // recalledFailure is the recalled failure the target still stands by, if any.

@@ -101,3 +101,16 @@ func TestRecall(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenings: a recalled failure's circuit goes on doubling from the open
+// period its condition shows (next try minus when it was written).
+func TestOpenings(t *testing.T) {
+	set := NewSet(Options{Kind: Runtime, BaseDelay: 5 * time.Second, MaxDelay: 5 * time.Minute})
+	for period, want := range map[time.Duration]int32{
+		0: 1, 5 * time.Second: 1, 6 * time.Second: 2, 40 * time.Second: 4, 4 * time.Minute: 7, time.Hour: 7,
+	} {
+		if got := set.openings(period); got != want {
+			t.Errorf("openings(%s) = %d, want %d", period, got, want)
+		}
+	}
+}

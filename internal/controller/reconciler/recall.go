@@ -20,5 +20,7 @@ func RecalledFailure(o Conditioned) (breaker.Failure, bool) {
 	if c.Status != corev1.ConditionFalse {
 		return breaker.Failure{}, false
 	}
-	return breaker.Recalled(c.Message)
+	f, ok := breaker.Recalled(c.Message)
+	f.At = c.LastTransitionTime.Time
+	return f, ok
 }

@@ -34,6 +34,7 @@ func TestConnect(t *testing.T) {
 	anyRuntime := RuntimeClientsFn(func([]byte) (corev1client.CoreV1Interface, error) { return fake.NewClientset().CoreV1(), nil })
 	next := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	failed := xpv2.ReconcileError(&breaker.Error{Kind: breaker.Runtime, Target: "https://rt-1.example", Cause: "timeout", Next: next})
+	failed.LastTransitionTime = metav1.NewTime(next.Add(-40 * time.Second))
 	cases := map[string]struct {
 		get        test.MockGetFn
 		clients    RuntimeClients
@@ -72,7 +73,7 @@ func TestConnect(t *testing.T) {
 			clients:    anyRuntime,
 			synced:     failed,
 			hasRuntime: true,
-			recalled:   []breaker.Failure{{Target: "https://rt-1.example", Cause: "timeout", Next: next}},
+			recalled:   []breaker.Failure{{Target: "https://rt-1.example", Cause: "timeout", Next: next, At: next.Add(-40 * time.Second)}},
 		},
 		"OtherError": {
 			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
