@@ -493,6 +493,8 @@ func (t *Target) refuse(ctx context.Context, why refusal) error {
 	case refusedFirstContact:
 		// The answer comes within the call's timeout, or the circuit opens.
 		e.Next = t.pendingRetry()
+		hintAnswerDue(ctx, e.Next)
+		return e
 	case refusedProbing:
 		// What its resources were told last still holds, so they are told
 		// it again, in the same words: no status changes while a probe is out.

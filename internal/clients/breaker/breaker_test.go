@@ -127,7 +127,7 @@ func TestBrokenCallsAreBounded(t *testing.T) {
 	if called.Load() || !errors.As(err, &e) || !e.Busy {
 		t.Fatalf("a second call to a failing target went out while the only slot was held: %v", err)
 	}
-	if at := retryAt(); at.Before(time.Now()) {
+	if at := retryAt().At; at.Before(time.Now()) {
 		t.Fatalf("the retry hint is %v, want a time to come", at)
 	}
 	// a is healthy again: its calls take no slot.

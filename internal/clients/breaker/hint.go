@@ -12,23 +12,43 @@ import (
 type hint struct {
 	mu sync.Mutex
 	at time.Time
+	// answerDue: the resource waits for a first contact's answer, not for a
+	// failing target: it is in the middle of a change, not of a routine wait.
+	answerDue bool
 }
 
 type hintKey struct{}
 
+// A RetryHint is when a reconcile's failing target may be tried again (zero
+// if no call failed so), and whether the reconcile only waits for a first
+// contact's answer.
+type RetryHint struct {
+	At        time.Time
+	AnswerDue bool
+}
+
 // WithRetryHint returns a context whose calls report when a failing target may
-// be tried again, and a function that reads it: zero if no call failed so.
-func WithRetryHint(ctx context.Context) (context.Context, func() time.Time) {
+// be tried again, and a function that reads it.
+func WithRetryHint(ctx context.Context) (context.Context, func() RetryHint) {
 	h := &hint{}
-	return context.WithValue(ctx, hintKey{}, h), func() time.Time {
+	return context.WithValue(ctx, hintKey{}, h), func() RetryHint {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		return h.at
+		return RetryHint{At: h.at, AnswerDue: h.answerDue}
 	}
 }
 
 // hintAt records at in ctx's hint; the latest target a reconcile waits for wins.
 func hintAt(ctx context.Context, at time.Time) {
+	hintWith(ctx, at, false)
+}
+
+// hintAnswerDue records at, when a first contact's answer is due, in ctx's hint.
+func hintAnswerDue(ctx context.Context, at time.Time) {
+	hintWith(ctx, at, true)
+}
+
+func hintWith(ctx context.Context, at time.Time, answerDue bool) {
 	h, ok := ctx.Value(hintKey{}).(*hint)
 	if !ok {
 		return
@@ -36,6 +56,6 @@ func hintAt(ctx context.Context, at time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if at.After(h.at) {
-		h.at = at
+		h.at, h.answerDue = at, answerDue
 	}
 }

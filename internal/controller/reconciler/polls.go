@@ -44,10 +44,16 @@ func PollsLast(r reconcile.Reconciler, b *PollBudget) reconcile.Reconciler {
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		ctx, retryAt := breaker.WithRetryHint(ctx)
 		res, err := r.Reconcile(ctx, req)
-		if at := retryAt(); err == nil && res.Requeue && !at.IsZero() {
+		if h := retryAt(); err == nil && res.Requeue && !h.At.IsZero() {
 			// A target failed or is known to: try again when its circuit lets a
 			// call through, behind other work, not at the workqueue's backoff.
-			return reconcile.Result{RequeueAfter: max(time.Until(at), time.Millisecond), Priority: ptr.To(handler.LowPriority)}, nil
+			// One that only waits for a first contact's answer (a new runtime,
+			// most likely) is in the middle of a change: not behind other work.
+			retry := reconcile.Result{RequeueAfter: max(time.Until(h.At), time.Millisecond)}
+			if !h.AnswerDue {
+				retry.Priority = ptr.To(handler.LowPriority)
+			}
+			return retry, nil
 		}
 		if err == nil && !res.Requeue && res.RequeueAfter <= 0 {
 			// Done, as for a resource that is gone.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"syscall"
 	"testing"
 	"time"
 
@@ -11,6 +13,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 func TestPollsLast(t *testing.T) {
@@ -94,5 +98,57 @@ func TestFirstPollsSpreadOverTheInterval(t *testing.T) {
 	}
 	if early < 120 || late < 120 {
 		t.Errorf("first polls %d in the first half of the interval, %d in the second; want them spread", early, late)
+	}
+}
+
+// TestPollsLastRetriesForTargets: a reconcile refused by a failing runtime is
+// retried when its circuit is due, behind other work; one that only waits
+// for a first contact's answer (a new runtime) is retried soon, not behind it.
+func TestPollsLastRetriesForTargets(t *testing.T) {
+	hangs := breaker.Request{Read: true, Do: func(ctx context.Context) (*http.Response, error) {
+		time.Sleep(time.Second)
+		return nil, context.DeadlineExceeded
+	}}
+	cases := map[string]struct {
+		call     func(set *breaker.Set) func(ctx context.Context)
+		priority *int
+		within   time.Duration
+	}{
+		"a failing runtime": {
+			call: func(set *breaker.Set) func(ctx context.Context) {
+				_, _ = set.Target("rt", "rt").Do(context.Background(), breaker.Request{Do: func(context.Context) (*http.Response, error) { return nil, syscall.ECONNREFUSED }})
+				return func(ctx context.Context) { _, _ = set.Target("rt", "rt").Do(ctx, hangs) }
+			},
+			priority: ptr.To(handler.LowPriority), within: 6 * time.Second,
+		},
+		"a first contact out": {
+			call: func(set *breaker.Set) func(ctx context.Context) {
+				// Another runtime's first contact holds the only slot.
+				go func() { _, _ = set.Target("other", "other").Do(context.Background(), hangs) }()
+				time.Sleep(2 * breaker.FirstContactGrace)
+				return func(ctx context.Context) { _, _ = set.Target("rt", "rt").Do(ctx, hangs) }
+			},
+			within: 2 * time.Second,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			set := breaker.NewSet(breaker.Options{Kind: breaker.Runtime, BrokenCalls: 1, Fresh: time.Minute})
+			call := tc.call(set)
+			r := PollsLast(reconcile.Func(func(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+				call(ctx)
+				return reconcile.Result{Requeue: true}, nil
+			}), nil)
+			got, err := r.Reconcile(context.Background(), reconcile.Request{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got.Priority == nil) != (tc.priority == nil) {
+				t.Errorf("priority %v, want %v", got.Priority, tc.priority)
+			}
+			if got.RequeueAfter <= 0 || got.RequeueAfter > tc.within {
+				t.Errorf("RequeueAfter %s, want within %s", got.RequeueAfter, tc.within)
+			}
+		})
 	}
 }
