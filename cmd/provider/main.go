@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,10 +45,6 @@ import (
 
 // version is the package version this binary was built for; hack/xpkg.sh sets it.
 var version = "dev"
-
-// eventBurst is how many events of one type an object may record at once,
-// before one per 5 minutes (client-go's spam filter; its default is 25).
-const eventBurst = 5
 
 func main() {
 	var (
@@ -130,15 +125,9 @@ func main() {
 		Metrics:                    metricsserver.Options{BindAddress: *metricsAddr},
 		HealthProbeBindAddress:     *probeAddr,
 		PprofBindAddress:           *pprofAddr,
-		// A resource whose runtime stays away is refused at every try, and
-		// crossplane-runtime records a Warning for each: client-go's default
-		// spam filter lets 25 through per object before one per 5 minutes,
-		// which for a thousand hibernated runtimes after a start or an outage
-		// is more event writes than all other writes together. Five are
-		// enough to tell a person; the condition always says the latest.
-		// (The manager runs as long as the process, so the broadcaster it
-		// cannot stop leaks nothing.)
-		EventBroadcaster: record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: eventBurst, QPS: 1.0 / 300}), //nolint:staticcheck // see above
+		// The manager runs as long as the process, so the broadcaster it
+		// cannot stop leaks nothing.
+		EventBroadcaster: newEventBroadcaster(), //nolint:staticcheck // see above
 	})
 	exitOn(err, "cannot create controller manager")
 	exitOn(mgr.AddHealthzCheck("healthz", healthz.Ping), "cannot add health check")

@@ -11,19 +11,26 @@ import (
 
 // NewBreakers returns the circuits of runtime API servers: a runtime that does
 // not answer, refuses connections, fails TLS or answers 5xx fails fast, with a
-// delay that doubles from 5s up to MaxDelay. A runtime not heard from for
+// delay that doubles from BaseDelay up to MaxDelay. A runtime not heard from for
 // Fresh is of unknown health again: its next call is a first contact, bounded
 // as calls to failing runtimes are.
 func NewBreakers(m *breaker.Metrics) *breaker.Set {
-	return breaker.NewSet(breaker.Options{Kind: breaker.Runtime, MaxDelay: MaxDelay, Fresh: Fresh, Metrics: m})
+	return breaker.NewSet(breaker.Options{Kind: breaker.Runtime, BaseDelay: BaseDelay, MaxDelay: MaxDelay, Fresh: Fresh, Metrics: m})
 }
+
+// BaseDelay is a failing runtime's first open period. Runtimes fail in
+// crowds (a region's network, a hibernation wave), and every try is a status
+// write on its RuntimeSecret: from 15s, a thousand runtimes that went at once
+// write three times in their first two minutes, not five. A runtime's Secret
+// is written once; a blip costs it 15s.
+const BaseDelay = 15 * time.Second
 
 // MaxDelay caps a failing runtime's open period at the default poll: a runtime
 // that stays away (hibernated, deprovisioned, cut off) is tried about as
 // often as a healthy one is polled, and each try is a status write on its
 // RuntimeSecret (the condition names the next try): a thousand hibernated
 // runtimes at the tenant's 50s cap would write 20 times a second for ever. A
-// blip is still retried after 5s, 10s, 20s, ...
+// blip is still retried after 15s, 30s, 60s, ...
 const MaxDelay = 5 * time.Minute
 
 // Fresh is how long an answer keeps a runtime known healthy. A runtime is
