@@ -20,17 +20,17 @@ func NewBreakers(m *breaker.Metrics) *breaker.Set {
 
 // BaseDelay is a failing runtime's first open period. Runtimes fail in
 // crowds (a region's network, a hibernation wave), and every try is a status
-// write on its RuntimeSecret: from 15s, a thousand runtimes that went at once
-// write three times in their first two minutes, not five. A runtime's Secret
-// is written once; a blip costs it 15s.
-const BaseDelay = 15 * time.Second
+// write on its RuntimeSecret: from 30s, a thousand runtimes that went at once
+// write twice in their first minute and a half, not five times. A Ready
+// runtime's Secret is there already; a blip costs a new one 30s.
+const BaseDelay = 30 * time.Second
 
 // MaxDelay caps a failing runtime's open period at the default poll: a runtime
 // that stays away (hibernated, deprovisioned, cut off) is tried about as
 // often as a healthy one is polled, and each try is a status write on its
 // RuntimeSecret (the condition names the next try): a thousand hibernated
 // runtimes at the tenant's 50s cap would write 20 times a second for ever. A
-// blip is still retried after 15s, 30s, 60s, ...
+// blip is still retried after 30s, 60s, 120s, ...
 const MaxDelay = 5 * time.Minute
 
 // Fresh is how long an answer keeps a runtime known healthy. A runtime is
