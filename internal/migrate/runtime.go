@@ -21,7 +21,6 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 )
 
@@ -153,8 +152,8 @@ func (s *state) readRuntime(ctx context.Context, o Options) (string, error) {
 	case err != nil:
 		return "", fmt.Errorf("cannot read the runtime's Secret: %w", err)
 	}
-	if v, ok := s.onRuntime.Labels[runtimesecret.LabelManagedBy]; ok && v != runtimesecret.ManagedBy {
-		return fmt.Sprintf("the runtime's Secret is labelled %s=%s", runtimesecret.LabelManagedBy, v), nil
+	if v, ok := s.onRuntime.Labels[runtimev1alpha1.LabelManagedBy]; ok && v != runtimev1alpha1.ManagedBy {
+		return fmt.Sprintf("the runtime's Secret is labelled %s=%s", runtimev1alpha1.LabelManagedBy, v), nil
 	}
 	var keys []string
 	for k := range s.onRuntime.Data {
@@ -206,7 +205,7 @@ func sameCredentials(a, b map[string][]byte) bool {
 }
 
 func (s *state) labelled() bool {
-	return s.onRuntime.Labels[runtimesecret.LabelManagedBy] == runtimesecret.ManagedBy
+	return s.onRuntime.Labels[runtimev1alpha1.LabelManagedBy] == runtimev1alpha1.ManagedBy
 }
 
 // prepared tells whether everything the provider needs is in place.
@@ -215,7 +214,7 @@ func (s *state) prepared() bool { return s.conn != nil && s.labelled() && s.xr !
 // plan says what preparing does.
 func (s *state) plan() string {
 	return fmt.Sprintf("connection Secret %s from the runtime's Secret; label %s=%s on the runtime's Secret (data unchanged); EventingAuth %s taking over IAS application %s and client secret %s…",
-		s.connName(), runtimesecret.LabelManagedBy, runtimesecret.ManagedBy, s.id, s.app.ID, s.secret.Hint)
+		s.connName(), runtimev1alpha1.LabelManagedBy, runtimev1alpha1.ManagedBy, s.id, s.app.ID, s.secret.Hint)
 }
 
 // prepare makes what is missing, the EventingAuth last: it sets the provider
@@ -241,7 +240,7 @@ func (s *state) prepare(ctx context.Context, o Options) error {
 		if sec.Labels == nil {
 			sec.Labels = map[string]string{}
 		}
-		sec.Labels[runtimesecret.LabelManagedBy] = runtimesecret.ManagedBy
+		sec.Labels[runtimev1alpha1.LabelManagedBy] = runtimev1alpha1.ManagedBy
 		if _, err := s.runtime.Secrets(runtimeSecretNamespace).Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("cannot label the runtime's Secret: %w", err)
 		}

@@ -28,7 +28,6 @@ import (
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
@@ -163,7 +162,7 @@ func seedOne(ctx context.Context, id string, now time.Time, i int) error {
 		return err
 	}
 	return rt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: steadyNamespace,
-		Labels: map[string]string{runtimesecret.LabelManagedBy: runtimesecret.ManagedBy}}, Type: corev1.SecretTypeOpaque, Data: data})
+		Labels: map[string]string{runtimev1alpha1.LabelManagedBy: runtimev1alpha1.ManagedBy}}, Type: corev1.SecretTypeOpaque, Data: data})
 }
 
 // restartCycle starts the provider on the seeded state and waits until each

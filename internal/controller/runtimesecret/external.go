@@ -27,13 +27,6 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
 
-// The label that marks Secrets this provider created on a runtime. A Secret
-// without it is never overwritten or deleted.
-const (
-	LabelManagedBy = "app.kubernetes.io/managed-by"
-	ManagedBy      = "provider-eventing-auth"
-)
-
 // Event reasons of this controller, beyond crossplane-runtime's.
 const (
 	reasonRuntimeGone       event.Reason = "RuntimeGone"
@@ -156,8 +149,8 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	case err != nil:
 		return managed.ExternalObservation{}, fmt.Errorf(errReadOnRuntime, ns, name, id, err, e.deletionNote(cr, err))
 	}
-	if cur.Labels[LabelManagedBy] != ManagedBy {
-		msg := fmt.Sprintf(errNotOurs, ns, name, id, LabelManagedBy, ManagedBy)
+	if cur.Labels[v1alpha1.LabelManagedBy] != v1alpha1.ManagedBy {
+		msg := fmt.Sprintf(errNotOurs, ns, name, id, v1alpha1.LabelManagedBy, v1alpha1.ManagedBy)
 		if deleting {
 			e.recorder.Event(cr, event.Normal(reasonLeftUnmanaged, msg))
 			return managed.ExternalObservation{ResourceExists: false}, nil
@@ -242,7 +235,7 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 func (e *external) create(ctx context.Context, cr *v1alpha1.RuntimeSecret) error {
 	ns, name := cr.TargetSecret()
 	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{LabelManagedBy: ManagedBy}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{v1alpha1.LabelManagedBy: v1alpha1.ManagedBy}},
 		Type:       corev1.SecretTypeOpaque,
 		Data:       e.want,
 	}
@@ -272,7 +265,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 	}
 	s := e.current.DeepCopy()
 	s.Data, s.StringData = e.want, nil
-	s.Labels[LabelManagedBy] = ManagedBy
+	s.Labels[v1alpha1.LabelManagedBy] = v1alpha1.ManagedBy
 	if _, err := e.runtime.Secrets(ns).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
 		return managed.ExternalUpdate{}, fmt.Errorf(errUpdateOnRuntime, ns, name, id, err)
 	}

@@ -96,7 +96,7 @@ func TestObserve(t *testing.T) {
 	target := func(labels map[string]string, data map[string][]byte) *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "eventing-webhook-auth", Namespace: "kyma-system", Labels: labels}, Type: corev1.SecretTypeOpaque, Data: data}
 	}
-	ours := map[string]string{LabelManagedBy: ManagedBy}
+	ours := map[string]string{v1alpha1.LabelManagedBy: v1alpha1.ManagedBy}
 	byRef := v1alpha1.RuntimeSecretParameters{CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}
 
 	cases := map[string]struct {
@@ -126,7 +126,7 @@ func TestObserve(t *testing.T) {
 		"Drifted": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(ours, withData(creds, "client_secret", "OLD"))},
 			exists: true, ready: corev1.ConditionFalse, readyMsg: "differs (data client_secret); restoring it"},
 		"NotOurs": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(nil, creds)},
-			err: errors.New(fmt.Sprintf(errNotOurs, "kyma-system", "eventing-webhook-auth", "rt-1", LabelManagedBy, ManagedBy)), ready: corev1.ConditionFalse, readyMsg: "it is left alone"},
+			err: errors.New(fmt.Sprintf(errNotOurs, "kyma-system", "eventing-webhook-auth", "rt-1", v1alpha1.LabelManagedBy, v1alpha1.ManagedBy)), ready: corev1.ConditionFalse, readyMsg: "it is left alone"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
