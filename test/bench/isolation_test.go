@@ -21,6 +21,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 	"github.com/kyma-project/provider-eventing-auth/internal/testnet"
 )
@@ -54,9 +55,9 @@ func BenchmarkIsolation(b *testing.B) {
 // broken neighbour: what the figures beside them are held against.
 func baselineNewRuntimes(ctx context.Context, b *testing.B) time.Duration {
 	took := newRuntimesEvery(ctx, b, "baseline", 20, 2*time.Second, time.Minute)
-	p50 := percentile(took, 0.5)
+	p50 := benchfig.Percentile(took, 0.5)
 	fmt.Printf("BENCH isolation_baseline_new_runtime_p50_s %.3f\n", p50.Seconds())
-	fmt.Printf("BENCH isolation_baseline_new_runtime_p99_s %.3f\n", percentile(took, 0.99).Seconds())
+	fmt.Printf("BENCH isolation_baseline_new_runtime_p99_s %.3f\n", benchfig.Percentile(took, 0.99).Seconds())
 	return p50
 }
 
@@ -238,7 +239,7 @@ func brokenNeighbours(ctx context.Context, b *testing.B) {
 	for _, at := range named {
 		slowest = max(slowest, at.Sub(start))
 	}
-	figure("isolation_cause_named_max_s", slowest.Seconds(), 30)
+	benchfig.Figure("isolation_cause_named_max_s", slowest.Seconds(), 30)
 
 	// Healthy work beside them: 20 new runtimes, one every 2s, and 10 deletions.
 	calls0, window := hung.calls.Load(), time.Now()
@@ -255,19 +256,19 @@ func brokenNeighbours(ctx context.Context, b *testing.B) {
 		for _, at := range waitAll(ctx, b, doomed, 3*time.Minute, func(_ context.Context, id string) bool { return len(sim.AppsNamed(id)) == 0 }) {
 			slowest = max(slowest, at.Sub(delStart))
 		}
-		figure("isolation_healthy_delete_app_gone_max_s", slowest.Seconds(), 10)
+		benchfig.Figure("isolation_healthy_delete_app_gone_max_s", slowest.Seconds(), 10)
 	})
 	took := newRuntimesEvery(ctx, b, "healthy", 20, 2*time.Second, 3*time.Minute)
 	wg.Wait()
 	most := samples.end()
 	minutes := time.Since(window).Minutes()
-	figure("isolation_new_runtime_p99_s", percentile(took, 0.99).Seconds(), 5)
-	figure("isolation_new_runtime_max_s", percentile(took, 1).Seconds(), 10)
-	fmt.Printf("BENCH isolation_new_runtime_p50_s %.3f\n", percentile(took, 0.5).Seconds())
-	figure("isolation_hung_tenant_calls_per_min", float64(hung.calls.Load()-calls0)/minutes, 6)
+	benchfig.Figure("isolation_new_runtime_p99_s", benchfig.Percentile(took, 0.99).Seconds(), 5)
+	benchfig.Figure("isolation_new_runtime_max_s", benchfig.Percentile(took, 1).Seconds(), 10)
+	fmt.Printf("BENCH isolation_new_runtime_p50_s %.3f\n", benchfig.Percentile(took, 0.5).Seconds())
+	benchfig.Figure("isolation_hung_tenant_calls_per_min", float64(hung.calls.Load()-calls0)/minutes, 6)
 	// The bound is the bulkhead's: 2 of a controller's 10 workers.
-	figure("isolation_worker_share_failing_tenant", most["tenant"]/workers, 0.2)
-	figure("isolation_worker_share_failing_runtimes", most["runtime"]/workers, 0.2)
+	benchfig.Figure("isolation_worker_share_failing_tenant", most["tenant"]/workers, 0.2)
+	benchfig.Figure("isolation_worker_share_failing_runtimes", most["runtime"]/workers, 0.2)
 }
 
 // beside1000Unreachable: 1,000 healthy runtimes Ready and polling, 1,000
@@ -313,8 +314,8 @@ func beside1000Unreachable(ctx context.Context, b *testing.B) *outage {
 	waitAll(ctx, b, unreachable, 5*time.Minute, runtimeNamesCause)
 
 	took := newRuntimesEvery(ctx, b, "new-beside", 30, time.Second, 3*time.Minute)
-	figure("isolation_new_runtime_p99_s_beside_1000_unreachable", percentile(took, 0.99).Seconds(), 5)
-	fmt.Printf("BENCH isolation_new_runtime_p50_s_beside_1000_unreachable %.3f\n", percentile(took, 0.5).Seconds())
+	benchfig.Figure("isolation_new_runtime_p99_s_beside_1000_unreachable", benchfig.Percentile(took, 0.99).Seconds(), 5)
+	fmt.Printf("BENCH isolation_new_runtime_p50_s_beside_1000_unreachable %.3f\n", benchfig.Percentile(took, 0.5).Seconds())
 	return o
 }
 
@@ -379,15 +380,15 @@ func (o *outage) happens(ctx context.Context, b *testing.B, baseline time.Durati
 	newRuntimeFigures("outage", took, baseline)
 	// Each names its cause at its next poll (the poll and its 10% spread) and
 	// within 30s of it.
-	figure("isolation_outage_cause_named_max_s", slowest.Seconds(), (benchPoll + benchPoll/10 + 30*time.Second).Seconds())
-	figure("isolation_outage_runtime_workers_held_max", most["runtime"], 2)
+	benchfig.Figure("isolation_outage_cause_named_max_s", slowest.Seconds(), (benchPoll + benchPoll/10 + 30*time.Second).Seconds())
+	benchfig.Figure("isolation_outage_runtime_workers_held_max", most["runtime"], 2)
 }
 
 // newRuntimeFigures prints the figures of new healthy runtimes beside broken
 // neighbours against the baseline with none.
 func newRuntimeFigures(moment string, took []time.Duration, baseline time.Duration) {
-	figure("isolation_"+moment+"_new_runtime_p50_s", percentile(took, 0.5).Seconds(), 1.5*baseline.Seconds())
-	figure("isolation_"+moment+"_new_runtime_p99_s", percentile(took, 0.99).Seconds(), 2)
+	benchfig.Figure("isolation_"+moment+"_new_runtime_p50_s", benchfig.Percentile(took, 0.5).Seconds(), 1.5*baseline.Seconds())
+	benchfig.Figure("isolation_"+moment+"_new_runtime_p99_s", benchfig.Percentile(took, 0.99).Seconds(), 2)
 }
 
 // restartBeside1000Unreachable: 1,000 unreachable runtimes, each with
@@ -433,9 +434,9 @@ func restartBeside1000Unreachable(ctx context.Context, b *testing.B, baseline ti
 		afterReady = append(afterReady, named[id].Sub(ready.LastTransitionTime.Time))
 	}
 	// The Ready time has whole seconds: a second is added.
-	figure("isolation_unreachable_cause_named_after_app_ready_max_s", percentile(afterReady, 1).Seconds()+1, 30)
-	fmt.Printf("BENCH isolation_unreachable_cause_named_after_app_ready_p50_s %.3f\n", percentile(afterReady, 0.5).Seconds()+1)
-	figure("isolation_new_unreachable_runtime_workers_held_max", workers.end()["runtime"], 2)
+	benchfig.Figure("isolation_unreachable_cause_named_after_app_ready_max_s", benchfig.Percentile(afterReady, 1).Seconds()+1, 30)
+	fmt.Printf("BENCH isolation_unreachable_cause_named_after_app_ready_p50_s %.3f\n", benchfig.Percentile(afterReady, 0.5).Seconds()+1)
+	benchfig.Figure("isolation_new_unreachable_runtime_workers_held_max", workers.end()["runtime"], 2)
 
 	before := apiWrites(ctx, b)
 	killed := time.Now()
@@ -453,7 +454,7 @@ func restartBeside1000Unreachable(ctx context.Context, b *testing.B, baseline ti
 	printWritesPerSecond("isolation_restart_api_writes_per_s", before, apiWrites(ctx, b), time.Since(window).Seconds())
 	fmt.Printf("restart: new runtimes took %v (in the order they got their Secret)\n", took)
 	newRuntimeFigures("restart", took, baseline)
-	figure("isolation_restart_runtime_workers_held_max", workers.end()["runtime"], 2)
+	benchfig.Figure("isolation_restart_runtime_workers_held_max", workers.end()["runtime"], 2)
 	fmt.Printf("BENCH isolation_restart_hanging_connections_per_min %.1f\n", float64(hanging.Accepted()-accepted)/minutes)
 	// What they named survived the restart.
 	lost := 0
@@ -462,7 +463,7 @@ func restartBeside1000Unreachable(ctx context.Context, b *testing.B, baseline ti
 			lost++
 		}
 	}
-	figure("isolation_restart_unreachable_not_naming_cause", float64(lost), 0)
+	benchfig.Figure("isolation_restart_unreachable_not_naming_cause", float64(lost), 0)
 }
 
 // wrongCredentials: 1,000 IASApplications of a ProviderConfig whose password
@@ -493,5 +494,5 @@ func wrongCredentials(ctx context.Context, b *testing.B) {
 	for op := range failed {
 		n += failed[op][401]
 	}
-	figure("isolation_failed_logons_per_backoff_step_1000_resources", float64(n), 1)
+	benchfig.Figure("isolation_failed_logons_per_backoff_step_1000_resources", float64(n), 1)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/waitall"
 )
 
@@ -56,15 +56,6 @@ func rssKiB(b *testing.B) int {
 	}
 	b.Fatal("no VmRSS")
 	return 0
-}
-
-// figure prints one figure with what it is held against.
-func figure(key string, value, bound float64) {
-	ratio := value / bound
-	if bound == 0 && value == 0 {
-		ratio = 0 // a count held at none, and none
-	}
-	fmt.Printf("BENCH %s %.3f bound %.3f ratio %.2f\n", key, value, bound, ratio)
 }
 
 var seq int
@@ -118,11 +109,6 @@ func newRuntimesEvery(ctx context.Context, b *testing.B, prefix string, n int, e
 	return took
 }
 
-func percentile(d []time.Duration, p float64) time.Duration {
-	slices.Sort(d)
-	return d[min(len(d)-1, int(float64(len(d))*p))]
-}
-
 // idle: one runtime at a time on an idle system, resource to runtime Secret.
 func idle(ctx context.Context, b *testing.B) {
 	var took []time.Duration
@@ -133,7 +119,7 @@ func idle(ctx context.Context, b *testing.B) {
 		at := waitAll(ctx, b, []string{id}, time.Minute, hasSecret)
 		took = append(took, at[id].Sub(start))
 	}
-	figure("single_runtime_p50_s", percentile(took, 0.5).Seconds(), 0.5)
+	benchfig.Figure("single_runtime_p50_s", benchfig.Percentile(took, 0.5).Seconds(), 0.5)
 
 	// A runtime deleted right after it was made: released at once, not after a
 	// creation grace period.
@@ -142,7 +128,7 @@ func idle(ctx context.Context, b *testing.B) {
 	waitAll(ctx, b, []string{id}, time.Minute, hasSecret)
 	start := time.Now()
 	teardownOne(ctx, b, id)
-	figure("fresh_runtime_delete_s", time.Since(start).Seconds(), 5)
+	benchfig.Figure("fresh_runtime_delete_s", time.Since(start).Seconds(), 5)
 }
 
 // bringUp creates n runtimes at once and waits for every runtime Secret.
@@ -164,12 +150,12 @@ func bringUp(ctx context.Context, b *testing.B, key string, n int) []string {
 		took = append(took, t.Sub(start))
 	}
 	bound := float64(calls) / tenantQPS
-	figure(key+"_s", elapsed.Seconds(), 1.3*bound)
+	benchfig.Figure(key+"_s", elapsed.Seconds(), 1.3*bound)
 	fmt.Printf("BENCH %s_ias_bound_s %.3f\n", key, bound)
-	fmt.Printf("BENCH %s_p50_s %.3f\n", key, percentile(took, 0.5).Seconds())
+	fmt.Printf("BENCH %s_p50_s %.3f\n", key, benchfig.Percentile(took, 0.5).Seconds())
 	// Calls that make runtimes (find, create app, create secret); the polls of
 	// runtimes already Ready make up the rest of the calls.
-	figure(key+"_ias_calls_per_new_runtime", float64(creationCalls()-creating0)/float64(n), 4)
+	benchfig.Figure(key+"_ias_calls_per_new_runtime", float64(creationCalls()-creating0)/float64(n), 4)
 	fmt.Printf("BENCH %s_ias_calls_per_runtime_with_polls %.3f\n", key, float64(calls)/float64(n))
 	fmt.Printf("BENCH %s_429 %d\n", key, throttled)
 	fmt.Printf("BENCH %s_ias_rps %.1f\n", key, float64(calls)/elapsed.Seconds())
@@ -208,7 +194,7 @@ func teardown(ctx context.Context, b *testing.B, key string, ids []string) {
 	elapsed := time.Since(start)
 	calls, _ := iasCalls()
 	bound := float64(calls-calls0) / tenantQPS
-	figure(key+"_s", elapsed.Seconds(), 1.3*bound)
+	benchfig.Figure(key+"_s", elapsed.Seconds(), 1.3*bound)
 }
 
 // newWhilePolling: with the runtimes above Ready and polling at benchPoll,
@@ -220,7 +206,7 @@ func newWhilePolling(ctx context.Context, b *testing.B, n int) {
 	steadyStart := time.Now()
 	took := newRuntimesEvery(ctx, b, "new", n, time.Second, 2*time.Minute)
 	calls, _ := iasCalls()
-	figure("new_runtime_p99_s_1000", percentile(took, 0.99).Seconds(), 5)
-	fmt.Printf("BENCH new_runtime_p50_s_1000 %.3f\n", percentile(took, 0.5).Seconds())
+	benchfig.Figure("new_runtime_p99_s_1000", benchfig.Percentile(took, 0.99).Seconds(), 5)
+	fmt.Printf("BENCH new_runtime_p50_s_1000 %.3f\n", benchfig.Percentile(took, 0.5).Seconds())
 	fmt.Printf("BENCH steady_ias_rps_1000_poll60s %.1f\n", float64(calls-calls0)/time.Since(steadyStart).Seconds())
 }

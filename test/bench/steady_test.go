@@ -26,6 +26,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
@@ -62,7 +63,7 @@ func BenchmarkSteady(b *testing.B) {
 		restartCycle(ctx, b, n, ids)
 		steadyLoad(ctx, b, n, ids, window)
 		kib := rssKiB(b)
-		figure(fmt.Sprintf("rss_mib_%d", n), float64(kib)/1024, 400*float64(n)/10000)
+		benchfig.Figure(fmt.Sprintf("rss_mib_%d", n), float64(kib)/1024, 400*float64(n)/10000)
 		fmt.Printf("BENCH rss_kib_per_runtime_%d %.1f\n", n, float64(kib)/float64(n))
 	}
 }
@@ -242,13 +243,13 @@ func restartCycle(ctx context.Context, b *testing.B, n int, ids []string) {
 	fmt.Printf("BENCH restart_ias_listing_pages_%d %d\n", n, pages)
 	fmt.Printf("BENCH restart_ias_listing_s_%d %.1f\n", n, listing)
 	fmt.Printf("BENCH restart_ias_bound_s_%d %.1f\n", n, iasBound)
-	figure(fmt.Sprintf("restart_cycle_ratio_%d", n), iasCycle.Seconds()/max(iasBound, 1), 1.2)
+	benchfig.Figure(fmt.Sprintf("restart_cycle_ratio_%d", n), iasCycle.Seconds()/max(iasBound, 1), 1.2)
 	fmt.Printf("BENCH restart_cycle_ratio_to_latency_%d %.2f\n", n, iasCycle.Seconds()/(float64(pages)*iasLatency.Seconds()))
 	fmt.Printf("BENCH restart_429_%d %d\n", n, throttled-throttled0)
 	// No IAS call; bound by the runtimes' API servers, here one server for all.
 	fmt.Printf("BENCH restart_runtime_cycle_s_%d %.1f\n", n, runtimeCycle.Seconds())
-	figure(fmt.Sprintf("new_runtime_p99_s_%d", n), percentile(took, 0.99).Seconds(), 5)
-	fmt.Printf("BENCH new_runtime_p50_s_%d %.3f\n", n, percentile(took, 0.5).Seconds())
+	benchfig.Figure(fmt.Sprintf("new_runtime_p99_s_%d", n), benchfig.Percentile(took, 0.99).Seconds(), 5)
+	fmt.Printf("BENCH new_runtime_p50_s_%d %.3f\n", n, benchfig.Percentile(took, 0.5).Seconds())
 	fmt.Printf("BENCH new_runtimes_%d %d\n", n, len(took))
 
 	// An observe that finds everything as it should be writes nothing.
@@ -259,7 +260,7 @@ func restartCycle(ctx context.Context, b *testing.B, n int, ids []string) {
 			changed++
 		}
 	}
-	figure(fmt.Sprintf("restart_objects_written_%d", n), float64(changed), 1)
+	benchfig.Figure(fmt.Sprintf("restart_objects_written_%d", n), float64(changed), 1)
 }
 
 // versions are the resourceVersions of every 100th runtime's objects.
@@ -316,7 +317,7 @@ func steadyLoad(ctx context.Context, b *testing.B, n int, ids []string, window t
 	}
 	elapsed := time.Since(start)
 	calls, throttled := iasCalls()
-	figure(fmt.Sprintf("steady_ias_rps_%d", n), float64(calls-calls0)/elapsed.Seconds(), 20)
+	benchfig.Figure(fmt.Sprintf("steady_ias_rps_%d", n), float64(calls-calls0)/elapsed.Seconds(), 20)
 	fmt.Printf("BENCH steady_429_%d %d\n", n, throttled-throttled0)
 	// A poll falls due within the poll interval plus its 10% jitter, and reads a
 	// listing of the tenant at most the inventory age (30s) old.
@@ -326,7 +327,7 @@ func steadyLoad(ctx context.Context, b *testing.B, n int, ids []string, window t
 		if !ok {
 			d = 2 * elapsed // not repaired: a figure that fails its bound
 		}
-		figure(fmt.Sprintf("steady_app_%s_repaired_s_%d", key, n), d.Seconds(), bound)
+		benchfig.Figure(fmt.Sprintf("steady_app_%s_repaired_s_%d", key, n), d.Seconds(), bound)
 	}
 }
 

@@ -29,6 +29,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
+	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/waitall"
@@ -141,10 +142,6 @@ func benchSizes(b *testing.B, env string, def []int) []int {
 	return sizes
 }
 
-func figure(key string, value, bound float64) {
-	fmt.Printf("BENCH %s %.3f bound %.3f ratio %.2f\n", key, value, bound, value/bound)
-}
-
 func (c *composed) nextID(prefix string) string {
 	c.seq++
 	return fmt.Sprintf("%s-%05d", prefix, c.seq)
@@ -230,11 +227,6 @@ func (c *composed) printIASCallsPerRuntime(prefix string, before iassim.Stats, r
 	}
 }
 
-func percentile(d []time.Duration, p float64) time.Duration {
-	slices.Sort(d)
-	return d[min(len(d)-1, int(float64(len(d))*p))]
-}
-
 // timed makes n runtimes at once with create, waits for their Secrets, and
 // returns the time to the last, the time per runtime and the IAS calls made.
 func (c *composed) timed(ctx context.Context, prefix string, n int, create func(context.Context, string) error) (time.Duration, []time.Duration, int, []string) {
@@ -273,17 +265,17 @@ func (c *composed) bringUp(ctx context.Context, n int, direct bool) []string {
 	last, took, calls, ids := c.timed(ctx, "kyma", n, kyma)
 	c.runtimes += n
 	bound := 1.3 * float64(calls) / tenantQPS
-	figure(fmt.Sprintf("kyma_to_secret_%d_s", n), last.Seconds(), bound)
-	fmt.Printf("BENCH kyma_to_secret_%d_p50_s %.3f\n", n, percentile(took, 0.5).Seconds())
-	fmt.Printf("BENCH kyma_to_secret_%d_p99_s %.3f\n", n, percentile(took, 0.99).Seconds())
+	benchfig.Figure(fmt.Sprintf("kyma_to_secret_%d_s", n), last.Seconds(), bound)
+	fmt.Printf("BENCH kyma_to_secret_%d_p50_s %.3f\n", n, benchfig.Percentile(took, 0.5).Seconds())
+	fmt.Printf("BENCH kyma_to_secret_%d_p99_s %.3f\n", n, benchfig.Percentile(took, 0.99).Seconds())
 	fmt.Printf("BENCH kyma_ias_calls_per_runtime_%d %.2f\n", n, float64(calls)/float64(n))
 	if !direct {
 		return ids
 	}
 	directLast, _, directCalls, _ := c.timed(ctx, "direct", n, c.direct)
 	c.runtimes += n
-	figure(fmt.Sprintf("direct_to_secret_%d_s", n), directLast.Seconds(), 1.3*float64(directCalls)/tenantQPS)
-	figure(fmt.Sprintf("kyma_to_direct_ratio_%d", n), last.Seconds()/directLast.Seconds(), 1.15)
+	benchfig.Figure(fmt.Sprintf("direct_to_secret_%d_s", n), directLast.Seconds(), 1.3*float64(directCalls)/tenantQPS)
+	benchfig.Figure(fmt.Sprintf("kyma_to_direct_ratio_%d", n), last.Seconds()/directLast.Seconds(), 1.15)
 	return ids
 }
 
@@ -330,7 +322,7 @@ func (c *composed) newWhileReady(ctx context.Context, n int) {
 	for _, st := range stages {
 		fmt.Printf("BENCH kyma_new_while_polling_max_s{%s} %.2f\n", st.name, last[st.name].Seconds())
 	}
-	figure("kyma_new_while_polling_p99_s", percentile(took, 0.99).Seconds(), 5)
+	benchfig.Figure("kyma_new_while_polling_p99_s", benchfig.Percentile(took, 0.99).Seconds(), 5)
 }
 
 // deleteAll deletes the Kyma CRs and waits until their Secrets, apps, XRs and
@@ -421,7 +413,7 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 	fmt.Printf("BENCH kyma_delete_%d_ias_bound_s %.1f\n", len(ids), iasBound)
 	fmt.Printf("BENCH kyma_delete_%d_gc_bound_s %.1f\n", len(ids), gcBound)
 	fmt.Printf("BENCH kyma_delete_%d_ias_calls_per_runtime %.2f\n", len(ids), float64(calls)/float64(len(ids)))
-	figure(fmt.Sprintf("kyma_delete_%d_s", len(ids)), took.Seconds(), 1.3*max(iasBound, gcBound))
+	benchfig.Figure(fmt.Sprintf("kyma_delete_%d_s", len(ids)), took.Seconds(), 1.3*max(iasBound, gcBound))
 }
 
 type usage struct{ provider, core localstack.Usage }

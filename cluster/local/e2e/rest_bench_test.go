@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
+	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 )
 
@@ -86,10 +87,10 @@ func (c *composed) atRest(ctx context.Context, composedRuntimes int) {
 	perHour := float64(composedRuntimes) * (time.Hour.Hours()/functionTTL.Hours() + resyncsWakingEachXR*time.Hour.Hours()/localstack.CoreSyncInterval.Hours())
 	fmt.Printf("BENCH composed_rest_periodic_reconciles_per_h %.0f\n", perHour)
 	periodic := func(v float64) float64 { return v / float64(composedRuntimes) * perHour / 3600 } // per second
-	figure("composed_rest_api_writes_per_s_per_1000",
+	benchfig.Figure("composed_rest_api_writes_per_s_per_1000",
 		per1000*(sum(w.writes)/w.took.Seconds()+periodic(sum(idle.writes))), 1)
 	// The hourly poll's share: every EventingAuth once an hour.
-	figure("composed_rest_core_reconciles_per_min_per_1000",
+	benchfig.Figure("composed_rest_core_reconciles_per_min_per_1000",
 		per1000*(sum(w.reconciles)/w.took.Minutes()+60*periodic(float64(composedRuntimes))), 1000.0/60)
 	fmt.Printf("BENCH composed_rest_core_cpu_s_per_min_per_1000 %.3f\n",
 		per1000*(w.cpu["crossplane"].Seconds()/w.took.Minutes()+60*periodic(idle.cpu["crossplane"].Seconds())))
