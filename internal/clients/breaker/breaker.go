@@ -335,12 +335,13 @@ func (t *Target) Do(ctx context.Context, r Request) (*http.Response, error) {
 		// when it half-opens, not when a slot may be free.
 		return nil, t.refuse(ctx, refusedOpen)
 	}
+	healthy, contacts := t.healthy(), t.set.opts.Fresh > 0
 	switch {
-	case t.set.opts.Fresh > 0 && (r.Read || t.healthy()) && (!t.healthy() || !t.known()):
-		// A read of a failing target (its probe) is bounded as a first
-		// contact is: it may go on without the worker.
+	case contacts && healthy && !t.known(), contacts && !healthy && r.Read:
+		// A first contact (a target of unknown health), or a probe of a
+		// failing one that is a read: it may go on without the worker.
 		return t.firstContact(ctx, r)
-	case !t.healthy():
+	case !healthy:
 		if !t.set.broken.TryAcquirePermit() {
 			return nil, t.refuse(ctx, refusedBusy)
 		}
