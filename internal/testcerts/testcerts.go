@@ -1,6 +1,7 @@
-// Package testcerts makes CAs and client certificates for tests of the
-// certificate logon to IAS: the simulator trusts a CA, the provider presents a
-// certificate it signed (or one it did not, or an expired one).
+// Package testcerts makes CAs and certificates for tests of the certificate
+// logon to IAS (the simulator trusts a CA, the provider presents a
+// certificate it signed, or one it did not, or an expired one), and for the
+// local processes of the local stack.
 package testcerts
 
 import (
@@ -11,6 +12,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
+	"net"
 	"sync/atomic"
 	"time"
 
@@ -66,6 +68,11 @@ func (ca *CA) Issue(cn string, notBefore, notAfter time.Time) (*Client, error) {
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial.Add(1)), Subject: pkix.Name{CommonName: cn},
 		NotBefore: notBefore, NotAfter: notAfter,
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	return ca.sign(tmpl, key)
+}
+
+// sign issues tmpl for key.
+func (ca *CA) sign(tmpl *x509.Certificate, key *ecdsa.PrivateKey) (*Client, error) {
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
 		return nil, err
@@ -87,4 +94,21 @@ func (ca *CA) Issue(cn string, notBefore, notAfter time.Time) (*Client, error) {
 // modern encryption IAS's downloads use.
 func (c *Client) PKCS12(password string) ([]byte, error) {
 	return pkcs12.Modern.Encode(c.key, c.Cert, nil, password)
+}
+
+// IssueServer signs a certificate that serves and presents name, localhost
+// and 127.0.0.1 (a local process of a test or of the local stack), valid for
+// a day.
+func (ca *CA) IssueServer(name string) (*Client, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial.Add(1)), Subject: pkix.Name{CommonName: name},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		DNSNames:    []string{"localhost", name}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}}
+	return ca.sign(tmpl, key)
 }

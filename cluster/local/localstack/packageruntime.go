@@ -193,7 +193,7 @@ func (r *packageRuntime) functionProcess(ctx context.Context, fn, image string) 
 		}
 	}
 	dir := filepath.Join(r.s.Work, "certs", fn)
-	if err := r.ca.writeCerts(dir, fn, int64(10+len(r.functions))); err != nil {
+	if err := r.ca.writeCerts(dir, fn); err != nil {
 		return functionProcess{}, err
 	}
 	addr, err := FreeAddr()
@@ -224,7 +224,7 @@ func (r *packageRuntime) providerRevision(ctx context.Context, rev *unstructured
 	}
 	certs := filepath.Join(r.s.Work, "certs", "provider")
 	if _, err := os.Stat(filepath.Join(certs, "tls.crt")); err != nil {
-		if err := r.ca.writeCerts(certs, "provider", 9); err != nil {
+		if err := r.ca.writeCerts(certs, "provider"); err != nil {
 			return err
 		}
 	}

@@ -285,8 +285,8 @@ func (s *Stack) crossplane(ctx context.Context) error {
 		return err
 	}
 	certs := filepath.Join(s.Work, "certs")
-	for i, d := range []string{"core-client", "core-server"} {
-		if err := ca.writeCerts(filepath.Join(certs, d), "crossplane", int64(2+i)); err != nil {
+	for _, d := range []string{"core-client", "core-server"} {
+		if err := ca.writeCerts(filepath.Join(certs, d), "crossplane"); err != nil {
 			return err
 		}
 	}
@@ -368,7 +368,7 @@ webhooks:
     apiVersions: ["*"]
     operations: [DELETE]
     resources: ["*"]
-`, webhook, b64(ca.pem)))
+`, webhook, b64(ca.PEM)))
 }
 
 // publish serves the registry and publishes the packages of InstallVersion.
