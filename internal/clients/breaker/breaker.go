@@ -127,6 +127,12 @@ const pruneEvery = time.Minute
 // may be a digest of its credentials), creating it if need be. name is how
 // messages call it: a URL or host, never a credential.
 func (s *Set) Target(key, name string) *Target {
+	t, _ := s.target(key, name)
+	return t
+}
+
+// target is Target, and tells whether it made the target just now.
+func (s *Set) target(key, name string) (*Target, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
@@ -136,11 +142,25 @@ func (s *Set) Target(key, name string) *Target {
 	}
 	if t, ok := s.targets[key]; ok {
 		t.used.Store(now.UnixNano())
-		return t
+		return t, false
 	}
 	t := newTarget(s, name)
 	s.targets[key] = t
-	return t
+	return t, true
+}
+
+// holdWorker takes one of the slots for workers waiting on failing or
+// unknown targets, counted in the gauge; false if every slot is held.
+func (s *Set) holdWorker() (release func(), ok bool) {
+	if !s.broken.TryAcquirePermit() {
+		return nil, false
+	}
+	g := s.opts.Metrics.brokenCalls.WithLabelValues(string(s.opts.Kind))
+	g.Inc()
+	return func() {
+		g.Dec()
+		s.broken.ReleasePermit()
+	}, true
 }
 
 // Find returns the target under key, if there is one.
@@ -342,13 +362,11 @@ func (t *Target) Do(ctx context.Context, r Request) (*http.Response, error) {
 		// failing one that is a read: it may go on without the worker.
 		return t.firstContact(ctx, r)
 	case !healthy:
-		if !t.set.broken.TryAcquirePermit() {
+		release, ok := t.set.holdWorker()
+		if !ok {
 			return nil, t.refuse(ctx, refusedBusy)
 		}
-		defer t.set.broken.ReleasePermit()
-		g := t.set.opts.Metrics.brokenCalls.WithLabelValues(string(t.set.opts.Kind))
-		g.Inc()
-		defer g.Dec()
+		defer release()
 	}
 	return t.call(ctx, r.Do)
 }
@@ -500,10 +518,10 @@ func (t *Target) refuse(ctx context.Context, why refusal) error {
 		// What its resources were told last still holds, so they are told
 		// it again, in the same words: no status changes while a probe is out.
 		// They come back once its answer is surely in.
+		hintAt(ctx, e.Next)
 		if last := t.lastSaid(); last != nil {
-			e = last
+			return last
 		}
-		hintAt(ctx, t.next())
 		return e
 	case refusedOpen, refusedBusy:
 		t.said(e)

@@ -64,9 +64,11 @@ func (t *Target) firstContact(ctx context.Context, r Request) (*http.Response, e
 		return t.Do(ctx, r)
 	}
 	s := t.set
+	var release func()
 	if !r.Read {
 		// Not detachable: the worker waits for the whole call, so it needs a slot.
-		if !s.broken.TryAcquirePermit() {
+		var ok bool
+		if release, ok = s.holdWorker(); !ok {
 			t.mu.Unlock()
 			return nil, t.refuse(ctx, refusedFirstContact)
 		}
@@ -78,17 +80,15 @@ func (t *Target) firstContact(ctx context.Context, r Request) (*http.Response, e
 	t.probe = p
 	t.mu.Unlock()
 
-	m := s.opts.Metrics
-	kind := string(s.opts.Kind)
 	if !r.Read {
-		defer s.broken.ReleasePermit()
-		held := m.brokenCalls.WithLabelValues(kind)
-		held.Inc()
-		defer held.Dec()
+		defer release()
 		resp, err := t.call(ctx, r.Do)
 		t.settle(p, nil, nil)
 		return resp, err
 	}
+
+	m := s.opts.Metrics
+	kind := string(s.opts.Kind)
 
 	inFlight := m.firstContacts.WithLabelValues(kind)
 	inFlight.Inc()
@@ -104,11 +104,8 @@ func (t *Target) firstContact(ctx context.Context, r Request) (*http.Response, e
 	if waitFor(ctx, p.done, FirstContactGrace) {
 		return p.take()
 	}
-	if s.broken.TryAcquirePermit() {
-		defer s.broken.ReleasePermit()
-		held := m.brokenCalls.WithLabelValues(kind)
-		held.Inc()
-		defer held.Dec()
+	if release, ok := s.holdWorker(); ok {
+		defer release()
 		select {
 		case <-p.done:
 			return p.take()

@@ -49,15 +49,10 @@ func (s *Set) Recall(key, name string, f Failure) {
 	if f.Target != name {
 		return
 	}
-	s.mu.Lock()
-	if _, ok := s.targets[key]; ok {
-		s.mu.Unlock()
+	t, created := s.target(key, name)
+	if !created {
 		return
 	}
-	t := newTarget(s, name)
-	s.targets[key] = t
-	s.mu.Unlock()
-
 	t.mu.Lock()
 	t.cause, t.recalled = f.Cause, &f
 	t.mu.Unlock()
