@@ -129,7 +129,7 @@ func (p *Proxy) serve() {
 func (p *Proxy) forward(c net.Conn) {
 	up, err := net.Dial("tcp", p.to)
 	if err != nil {
-		_ = c.Close()
+		p.open.close(c)
 		return
 	}
 	p.open.add(up)
@@ -137,8 +137,7 @@ func (p *Proxy) forward(c net.Conn) {
 	go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
 	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
 	<-done
-	_ = c.Close()
-	_ = up.Close()
+	p.open.close(c, up)
 }
 
 // Hang makes the proxy accept connections and never answer; the connections
@@ -154,22 +153,36 @@ func (p *Proxy) Refuse() {
 	p.open.closeAll()
 }
 
-// conns are connections to close at the end.
+// conns are the open connections, to close at the end; a proxy's forwarded
+// ones leave when they end, so that a long benchmark does not keep them all.
 type conns struct {
 	mu sync.Mutex
-	cs []net.Conn
+	cs map[net.Conn]struct{}
 }
 
 func (c *conns) add(conn net.Conn) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cs = append(c.cs, conn)
+	if c.cs == nil {
+		c.cs = map[net.Conn]struct{}{}
+	}
+	c.cs[conn] = struct{}{}
+}
+
+// close closes these connections and forgets them.
+func (c *conns) close(cs ...net.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, conn := range cs {
+		_ = conn.Close()
+		delete(c.cs, conn)
+	}
 }
 
 func (c *conns) closeAll() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, conn := range c.cs {
+	for conn := range c.cs {
 		_ = conn.Close()
 	}
 	c.cs = nil
