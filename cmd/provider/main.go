@@ -40,6 +40,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
+	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
@@ -70,6 +71,8 @@ func main() {
 		runtimeDeletion  = flag.Duration("runtime-unreachable-deletion-timeout", runtimesecret.DefaultUnreachableDeletion, "How long deleting a RuntimeSecret waits for a runtime that does not answer; then it completes with a Warning event naming the Secret that may be left there.")
 		iasRejected      = flag.Duration("ias-rejected-credentials-backoff", breaker.DefaultRejectedDelay, "After IAS rejected a ProviderConfig's credentials (401 or 403), how long until one probe with the same credentials; a change of the credentials Secret is tried at once.")
 		kymaBridge       = flag.Bool("kyma-bridge", true, "Keep one EventingAuth composite resource per Kyma CR.")
+		watcherAddr      = flag.String("runtime-watcher-address", "", "Address on which to receive Kyma runtime-watcher events, which repair a runtime's Secret within a second of its change; empty: off. Reachable only through the control plane's gateway (see docs/operations.md).")
+		watcherComponent = flag.String("runtime-watcher-component", runtimewatcher.DefaultComponent, "The component in the events' path /v2/<component>/event: the Watcher CR's spec.manager.")
 		runtimeClients   = flag.Int("runtime-client-cache-size", kymaruntime.DefaultCacheSize, "The most runtime clients kept at once, one per kubeconfig (least recently used dropped first).")
 	)
 	flag.Parse()
@@ -154,13 +157,20 @@ func main() {
 	}
 	pool := ias.NewPool(ias.PoolOptions{Timeout: *iasTimeout, Metrics: ias.NewMetrics(metrics.Registry),
 		Breakers: ias.NewBreakers(*iasRejected, bm)})
+	var watcher *runtimewatcher.Listener
+	if *watcherAddr != "" {
+		watcher = runtimewatcher.New(runtimewatcher.Options{Addr: *watcherAddr, Component: *watcherComponent,
+			Metrics: runtimewatcher.NewMetrics(metrics.Registry), Log: zl.WithName("runtime-watcher")},
+			runtimesecret.Targets{Reader: mgr.GetClient()})
+	}
 	configs := eacontroller.Configs{
 		IASApplication: iasapplication.Config{IAS: pool, Inventories: inventory.New(pool, inventory.NewMetrics(metrics.Registry)),
 			ListSettle: *iasListSettle, InventoryAge: *iasInventoryAge, SecretCheck: *iasSecretCheck,
 			SecretMetrics: secretmetrics.New(metrics.Registry)}.Defaulted(*pollInterval),
 		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: *runtimeDeletion,
 			Runtimes: kymaruntime.NewClients(kymaruntime.Options{Size: *runtimeClients, Timeout: *runtimeTimeout, ConnectTimeout: *runtimeConnect,
-				Metrics: kymaruntime.NewMetrics(metrics.Registry), Breakers: kymaruntime.NewBreakers(bm)})}.Defaulted(),
+				Metrics: kymaruntime.NewMetrics(metrics.Registry), Breakers: kymaruntime.NewBreakers(bm)}),
+			Watcher: watcher}.Defaulted(),
 		KymaBridge: kymabridge.Config{Enabled: *kymaBridge}.Defaulted(*pollInterval, *maxReconcileRate),
 	}
 	exitOn(eacontroller.SetupGated(mgr, o.Defaulted(), configs), "cannot set up controllers")

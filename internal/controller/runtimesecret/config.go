@@ -1,6 +1,10 @@
 package runtimesecret
 
-import "time"
+import (
+	"time"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
+)
 
 // Config is what the RuntimeSecret controller is set up with beyond what all
 // controllers share; main defaults it once (Defaulted).
@@ -10,6 +14,9 @@ type Config struct {
 	// UnreachableDeletion is how long deleting a RuntimeSecret waits for a
 	// runtime that does not answer before it completes without it.
 	UnreachableDeletion time.Duration
+	// Watcher is the runtime-watcher listener, a source of the controller
+	// that finds the RuntimeSecrets with Targets; nil: off.
+	Watcher *runtimewatcher.Listener
 }
 
 // Defaulted fills in what is unset.

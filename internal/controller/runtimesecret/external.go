@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
+	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 )
 
 // Event reasons of this controller, beyond crossplane-runtime's.
@@ -33,7 +35,12 @@ const (
 	reasonLeftUnmanaged     event.Reason = "LeftUnmanagedSecret"
 	reasonReplacedWrongType event.Reason = "ReplacedSecretOfWrongType"
 	reasonGaveUpOnRuntime   event.Reason = "DeletedWhileRuntimeUnreachable"
+	reasonSecretFought      event.Reason = "SecretFought"
 )
+
+// fieldManager names the provider's writes in a Secret's managedFields, so
+// that a fight's Warning can name the other writer.
+const fieldManager = "provider-eventing-auth"
 
 // DefaultUnreachableDeletion is how long a deletion waits for a runtime that
 // does not answer before it completes without removing the runtime's Secret.
@@ -68,6 +75,8 @@ type connector struct {
 	// unreachableDeletion is how long a deletion waits for a runtime that
 	// does not answer.
 	unreachableDeletion time.Duration
+	// watcher is the runtime-watcher listener; nil when it is off.
+	watcher *runtimewatcher.Listener
 }
 
 // Connect reads the runtime's kubeconfig and takes its client from the cache. A
@@ -75,7 +84,7 @@ type connector struct {
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.TypedExternalClient[*v1alpha1.RuntimeSecret], error) {
 	name, key := cr.KubeconfigSecret()
 	e := &external{kube: c.kube, recorder: c.recorder, kubeconfig: cr.GetNamespace() + "/" + name, kubeconfigKey: key,
-		unreachableDeletion: c.unreachableDeletion, now: time.Now}
+		unreachableDeletion: c.unreachableDeletion, now: time.Now, watcher: c.watcher}
 	s := &corev1.Secret{}
 	err := c.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: name}, s)
 	switch {
@@ -109,6 +118,7 @@ type external struct {
 
 	unreachableDeletion time.Duration
 	now                 func() time.Time
+	watcher             *runtimewatcher.Listener
 
 	want    map[string][]byte // desired data
 	current *corev1.Secret    // the Secret on the runtime, if it exists
@@ -118,8 +128,11 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	ns, name := cr.TargetSecret()
 	id := cr.Spec.ForProvider.RuntimeID
 	at := &cr.Status.AtProvider
+	// What the runtime held when last seen, before this observation replaces it.
+	last := at.DataHash
 	at.ClusterID, at.NamespacedName = id, ns+"/"+name
 	deleting := meta.WasDeleted(cr)
+	fromEvent := e.watcher.TookEvent(types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()})
 
 	if e.runtime == nil {
 		if deleting {
@@ -143,6 +156,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	switch {
 	case kerrors.IsNotFound(err):
 		at.DataHash = ""
+		if !deleting {
+			e.changedBySomeoneElse(cr, last, nil, fromEvent)
+		}
 		return managed.ExternalObservation{ResourceExists: false}, nil
 	case err != nil && deleting && e.giveUp(cr, err):
 		return managed.ExternalObservation{ResourceExists: false}, nil
@@ -163,6 +179,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	if deleting {
 		return managed.ExternalObservation{ResourceExists: true}, nil
 	}
+	e.changedBySomeoneElse(cr, last, cur, fromEvent)
 	diff := strings.Join(differences(cur, e.want), ", ")
 	if diff == "" {
 		cr.SetConditions(xpv2.Available())
@@ -170,6 +187,45 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 		cr.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf("Secret %s/%s on runtime %s differs (%s); restoring it", ns, name, id, diff)))
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// changedBySomeoneElse tells a repair from an update: the runtime held what it
+// should when last seen (last), and its Secret (cur; nil: deleted) no longer
+// does, though what it should hold did not change. A new client secret, which
+// also makes the Secret differ, is not someone else's doing. A fight, a change
+// by someone else again and again, is told in a Warning event.
+func (e *external) changedBySomeoneElse(cr *v1alpha1.RuntimeSecret, last string, cur *corev1.Secret, fromEvent bool) {
+	if last == "" || last != v1alpha1.DataHash(e.want) || (cur != nil && v1alpha1.DataHash(cur.Data) == last) {
+		return
+	}
+	f := e.watcher.Repairing(types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()}, fromEvent)
+	if !f.Started {
+		return
+	}
+	ns, name := cr.TargetSecret()
+	who := "someone else"
+	if w := lastWriter(cur); w != "" {
+		who = fmt.Sprintf("someone else (last written by %q)", w)
+	}
+	e.recorder.Event(cr, event.Warning(reasonSecretFought, fmt.Errorf(
+		"Secret %s/%s on runtime %s was changed or deleted by %s %d times, each within %s of the one before: something fights the provider over it. Its repairs now wait %s, doubling with each further change up to %s; other runtimes are not held back. Stop the other writer; the provider keeps this Secret",
+		ns, name, cr.Spec.ForProvider.RuntimeID, who, f.Changes, runtimewatcher.FightWindow, f.Wait, runtimewatcher.FightMaxDelay)))
+}
+
+// lastWriter names the field manager of the latest write to s that was not the
+// provider's, "" if none is known.
+func lastWriter(s *corev1.Secret) string {
+	if s == nil {
+		return ""
+	}
+	var who string
+	var at time.Time
+	for _, f := range s.ManagedFields {
+		if f.Manager != fieldManager && f.Time != nil && !f.Time.Time.Before(at) {
+			who, at = f.Manager, f.Time.Time
+		}
+	}
+	return who
 }
 
 // wait reports a missing prerequisite. The resource counts as up to date so that
@@ -235,11 +291,14 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 func (e *external) create(ctx context.Context, cr *v1alpha1.RuntimeSecret) error {
 	ns, name := cr.TargetSecret()
 	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{v1alpha1.LabelManagedBy: v1alpha1.ManagedBy}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: v1alpha1.SecretLabels()},
 		Type:       corev1.SecretTypeOpaque,
 		Data:       e.want,
 	}
-	_, err := e.runtime.Secrets(ns).Create(ctx, s, metav1.CreateOptions{})
+	_, err := e.runtime.Secrets(ns).Create(ctx, s, metav1.CreateOptions{FieldManager: fieldManager})
+	if err == nil {
+		e.watcher.Wrote()
+	}
 	if kerrors.IsNotFound(err) {
 		return fmt.Errorf(errNoNamespace, ns, cr.Spec.ForProvider.RuntimeID)
 	}
@@ -265,10 +324,14 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 	}
 	s := e.current.DeepCopy()
 	s.Data, s.StringData = e.want, nil
-	s.Labels[v1alpha1.LabelManagedBy] = v1alpha1.ManagedBy
-	if _, err := e.runtime.Secrets(ns).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+	if s.Labels == nil {
+		s.Labels = map[string]string{}
+	}
+	maps.Copy(s.Labels, v1alpha1.SecretLabels())
+	if _, err := e.runtime.Secrets(ns).Update(ctx, s, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
 		return managed.ExternalUpdate{}, fmt.Errorf(errUpdateOnRuntime, ns, name, id, err)
 	}
+	e.watcher.Wrote()
 	// Reported at once: the IASApplication retires its older secret only once
 	// every runtime carries the new one.
 	cr.Status.AtProvider.DataHash = v1alpha1.DataHash(e.want)
@@ -285,6 +348,9 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 func (e *external) delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) error {
 	ns, name := cr.TargetSecret()
 	err := e.runtime.Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &e.current.UID}})
+	if err == nil {
+		e.watcher.Wrote()
+	}
 	switch {
 	case err == nil, kerrors.IsNotFound(err):
 		return nil
@@ -325,6 +391,11 @@ func differences(cur *corev1.Secret, want map[string][]byte) []string {
 	var d []string
 	if cur.Type != corev1.SecretTypeOpaque {
 		d = append(d, fmt.Sprintf("type %q", cur.Type))
+	}
+	for _, k := range slices.Sorted(maps.Keys(v1alpha1.SecretLabels())) {
+		if cur.Labels[k] != v1alpha1.SecretLabels()[k] {
+			d = append(d, "label "+k)
+		}
 	}
 	var keys []string
 	for k, v := range want {

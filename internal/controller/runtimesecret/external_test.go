@@ -57,7 +57,7 @@ func TestDifferences(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := differences(&corev1.Secret{Type: tc.typ, Data: tc.data}, creds)
+			got := differences(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Labels: v1alpha1.SecretLabels()}, Type: tc.typ, Data: tc.data}, creds)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("-want +got:\n%s", diff)
 			}
@@ -96,7 +96,8 @@ func TestObserve(t *testing.T) {
 	target := func(labels map[string]string, data map[string][]byte) *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "eventing-webhook-auth", Namespace: "kyma-system", Labels: labels}, Type: corev1.SecretTypeOpaque, Data: data}
 	}
-	ours := map[string]string{v1alpha1.LabelManagedBy: v1alpha1.ManagedBy}
+	ours := v1alpha1.SecretLabels()
+	unwatched := map[string]string{v1alpha1.LabelManagedBy: v1alpha1.ManagedBy}
 	byRef := v1alpha1.RuntimeSecretParameters{CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}
 
 	cases := map[string]struct {
@@ -125,6 +126,8 @@ func TestObserve(t *testing.T) {
 			exists: true, upToDate: true, ready: corev1.ConditionTrue},
 		"Drifted": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(ours, withData(creds, "client_secret", "OLD"))},
 			exists: true, ready: corev1.ConditionFalse, readyMsg: "differs (data client_secret); restoring it"},
+		"NotWatched": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(unwatched, creds)},
+			exists: true, ready: corev1.ConditionFalse, readyMsg: "differs (label " + v1alpha1.LabelWatchedBy + "); restoring it"},
 		"NotOurs": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(nil, creds)},
 			err: errors.New(fmt.Sprintf(errNotOurs, "kyma-system", "eventing-webhook-auth", "rt-1", v1alpha1.LabelManagedBy, v1alpha1.ManagedBy)), ready: corev1.ConditionFalse, readyMsg: "it is left alone"},
 	}
@@ -160,7 +163,7 @@ func TestObserve(t *testing.T) {
 // BenchmarkCompare is what each poll of an unchanged runtime Secret costs beyond
 // the two GETs: the comparison and the digest for status.
 func BenchmarkCompare(b *testing.B) {
-	cur := &corev1.Secret{Type: corev1.SecretTypeOpaque, Data: withData(creds, "client_id", "id")}
+	cur := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Labels: v1alpha1.SecretLabels()}, Type: corev1.SecretTypeOpaque, Data: withData(creds, "client_id", "id")}
 	b.ReportAllocs()
 	for b.Loop() {
 		if len(differences(cur, creds)) != 0 || v1alpha1.DataHash(cur.Data) == "" {

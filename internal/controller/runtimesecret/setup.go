@@ -24,12 +24,14 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
+	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 )
 
 // Field indexes that map a Secret or IASApplication to the RuntimeSecrets using it.
 const (
 	indexSecrets     = "runtimesecret.secrets"
 	indexApplication = "runtimesecret.application"
+	indexRuntime     = "runtimesecret.runtime"
 )
 
 // SetupGated adds the RuntimeSecret controller once its CRD and the
@@ -50,6 +52,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 			clients:             c.Runtimes,
 			recorder:            recorder,
 			unreachableDeletion: c.UnreachableDeletion,
+			watcher:             c.Watcher,
 		}),
 		// The Secret on the runtime is found by its namespace and name; there is
 		// no external name to record.
@@ -73,10 +76,19 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexApplication, applicationOf); err != nil {
 		return err
 	}
+	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexRuntime, runtimeOf); err != nil {
+		return err
+	}
 	// Changes to the kubeconfig, the credentials or the IASApplication reach the
 	// runtime at once, not at the next poll: a rotated client secret is deleted
 	// in IAS right after it is replaced.
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr)
+	if c.Watcher != nil {
+		// A runtime's report that its Secret changed: ahead of polls, as any
+		// event.
+		b = b.WatchesRawSource(c.Watcher.Source())
+	}
+	return b.
 		Named(name).
 		WithOptions(reconciler.ControllerOptions(o.Options)).
 		For(&v1alpha1.RuntimeSecret{}, builder.WithPredicates(resource.DesiredStateChanged())).
@@ -95,6 +107,31 @@ func secretsOf(o client.Object) []string {
 		out = append(out, ref.Name)
 	}
 	return out
+}
+
+// runtimeOf names the runtime a RuntimeSecret writes to.
+func runtimeOf(o client.Object) []string {
+	return []string{o.(*v1alpha1.RuntimeSecret).Spec.ForProvider.RuntimeID}
+}
+
+// Targets finds the RuntimeSecrets of a runtime for the runtime-watcher
+// listener, from the cache.
+type Targets struct{ Reader client.Reader }
+
+// Of returns the RuntimeSecrets of runtime id with the Secret each keeps there.
+func (t Targets) Of(ctx context.Context, id string) ([]runtimewatcher.Target, error) {
+	l := &v1alpha1.RuntimeSecretList{}
+	if err := t.Reader.List(ctx, l, client.MatchingFields{indexRuntime: id}); err != nil {
+		return nil, err
+	}
+	out := make([]runtimewatcher.Target, 0, len(l.Items))
+	for i := range l.Items {
+		ns, name := l.Items[i].TargetSecret()
+		out = append(out, runtimewatcher.Target{
+			RuntimeSecret: types.NamespacedName{Namespace: l.Items[i].Namespace, Name: l.Items[i].Name},
+			Secret:        types.NamespacedName{Namespace: ns, Name: name}})
+	}
+	return out, nil
 }
 
 // applicationOf names the IASApplication a RuntimeSecret refers to.
