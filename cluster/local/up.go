@@ -75,7 +75,8 @@ spec: {channel: regular}
   KUBECONFIG=$MGMT %[10]s
   kubectl --kubeconfig $RUNTIME -n kyma-system describe secret eventing-webhook-auth
 
-  # Delete the runtime's Secret and watch it come back (within the 30 s poll).
+  # Delete the runtime's Secret and watch it come back within a second: the runtime's
+  # webhook (the runtime-watcher's stand-in) tells the provider at once, not at a poll.
   kubectl --kubeconfig $RUNTIME -n kyma-system delete secret eventing-webhook-auth
   kubectl --kubeconfig $RUNTIME -n kyma-system get secrets --watch
 

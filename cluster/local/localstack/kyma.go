@@ -13,6 +13,8 @@ import (
 // AddRuntime makes the stack's runtime the Kyma runtime runtimeID: the
 // kyma-system namespace there, Secret kubeconfig-<runtimeID> in kcp-system here.
 func (s *Stack) AddRuntime(ctx context.Context, runtimeID string) error {
+	// The runtime's client certificate names it to the provider's listener.
+	s.runtimeID.Store(runtimeID)
 	if err := s.RuntimeKube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kyma-system"}}); err != nil {
 		return err
 	}

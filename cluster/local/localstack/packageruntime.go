@@ -266,7 +266,9 @@ func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.
 	if r.provider != nil {
 		r.provider.stop()
 	}
-	args := append([]string{"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0"}, r.s.o.ProviderArgs...)
+	// As cluster/install.yaml's runtime config, with the listener on loopback.
+	args := append([]string{"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0",
+		"--runtime-watcher-address=" + r.s.WatcherAddr}, r.s.o.ProviderArgs...)
 	logName := "provider-" + rev.GetName()
 	if r.restarts > 0 {
 		logName += fmt.Sprintf("-restart-%d", r.restarts)

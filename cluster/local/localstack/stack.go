@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pkgv1beta1 "github.com/crossplane/crossplane/apis/v2/pkg/v1beta1"
@@ -31,6 +32,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
 )
 
 // Namespaces of the stack.
@@ -94,11 +96,16 @@ type Stack struct {
 	Registry string
 	// CoreMetrics is the host:port where Crossplane core serves its metrics.
 	CoreMetrics string
+	// WatcherAddr is where the provider listens for runtime-watcher events;
+	// Watcher forwards them from the runtime API server.
+	WatcherAddr string
+	Watcher     *skrwebhook.Forwarder
 
 	o             Options
 	mgmt, runtime *envtest.Environment
 	pkgRuntime    *packageRuntime
 	pushed        map[string]bool
+	runtimeID     atomic.Value // string: the ID AddRuntime gave the runtime
 	mu            sync.Mutex // guards procs
 	procs         []*process
 	closers       []func()
@@ -116,8 +123,10 @@ type startStep struct {
 // Start brings the stack up; on failure what was started is stopped again.
 func Start(ctx context.Context, o Options) (*Stack, error) {
 	s := &Stack{Work: o.Work, o: o, pushed: map[string]bool{}}
+	s.runtimeID.Store("")
 	steps := []startStep{
 		{"start the management cluster and the Kyma runtime", s.controlPlanes},
+		{"start the runtime-watcher's stand-in (the runtime's skr-webhook and the gateway) and apply cluster/watcher.yaml", s.runtimeWatcher},
 		{"serve an OCI registry on loopback and publish the packages " + InstallVersion + " to it", s.publish},
 		{"start Crossplane core and the package runtime", s.crossplane},
 		{"install the Configuration package with cluster/install.yaml", s.install},
