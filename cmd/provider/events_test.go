@@ -20,9 +20,9 @@ func TestSpamKey(t *testing.T) {
 		same  bool
 	}{
 		"the same complaint again, other words": {other: &corev1.Event{InvolvedObject: refused.InvolvedObject, Type: refused.Type, Reason: refused.Reason, Message: "other words"}, same: true},
-		"another reason":                         {other: event("rt-1", corev1.EventTypeWarning, "CannotUpdateExternalResource")},
-		"a Normal event":                          {other: event("rt-1", corev1.EventTypeNormal, "CreatedExternalResource")},
-		"another object":                          {other: event("rt-2", corev1.EventTypeWarning, "CannotObserveExternalResource")},
+		"another reason":                        {other: event("rt-1", corev1.EventTypeWarning, "CannotUpdateExternalResource")},
+		"a Normal event":                        {other: event("rt-1", corev1.EventTypeNormal, "CreatedExternalResource")},
+		"another object":                        {other: event("rt-2", corev1.EventTypeWarning, "CannotObserveExternalResource")},
 	}
 	for name, tc := range cases {
 		if got := spamKey(refused) == spamKey(tc.other); got != tc.same {

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -45,6 +46,20 @@ func APIWrites(ctx context.Context, kubeconfig string) (map[string]float64, erro
 	if err != nil {
 		return nil, err
 	}
+	return apiRequests(ctx, cfg, func(verb string) bool { return writeVerbs[verb] })
+}
+
+// APIRequests is APIWrites of every verb, for a kubeconfig's content.
+func APIRequests(ctx context.Context, kubeconfig []byte) (map[string]float64, error) {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	return apiRequests(ctx, cfg, func(string) bool { return true })
+}
+
+// apiRequests reads the requests of the verbs verb accepts.
+func apiRequests(ctx context.Context, cfg *rest.Config, verb func(string) bool) (map[string]float64, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -64,7 +79,7 @@ func APIWrites(ctx context.Context, kubeconfig string) (map[string]float64, erro
 		for _, p := range m.GetLabel() {
 			l[p.GetName()] = p.GetValue()
 		}
-		if !writeVerbs[l["verb"]] {
+		if !verb(l["verb"]) {
 			continue
 		}
 		r := l["resource"]

@@ -128,6 +128,7 @@ type Listener struct {
 	repairs *repairs
 
 	queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
+	addr  atomic.Pointer[string] // bound address, once listening
 
 	limitersMu sync.Mutex
 	limiters   *cache.Expiring // runtime ID -> *rate.Limiter
@@ -137,6 +138,14 @@ type Listener struct {
 func New(o Options, targets Targets) *Listener {
 	o = o.Defaulted()
 	return &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), limiters: cache.NewExpiringWithClock(o.Clock)}
+}
+
+// Addr is the address the listener is bound to; "" before it listens.
+func (l *Listener) Addr() string {
+	if a := l.addr.Load(); a != nil {
+		return *a
+	}
+	return ""
 }
 
 // Path is where events are posted.
@@ -152,6 +161,8 @@ func (l *Listener) Source() source.Source {
 			return fmt.Errorf("cannot listen for runtime-watcher events on %s: %w", l.o.Addr, err)
 		}
 		l.queue.Store(&q)
+		bound := ln.Addr().String()
+		l.addr.Store(&bound)
 		mux := http.NewServeMux()
 		mux.Handle(l.Path(), l)
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,

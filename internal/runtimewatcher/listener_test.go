@@ -32,7 +32,9 @@ type added struct {
 	after time.Duration
 }
 
-func (q *queue) AddAfter(r reconcile.Request, d time.Duration) { q.added = append(q.added, added{r, d}) }
+func (q *queue) AddAfter(r reconcile.Request, d time.Duration) {
+	q.added = append(q.added, added{r, d})
+}
 
 // targets of the test: runtime "rt-1" keeps kyma-system/eventing-webhook-auth
 // through RuntimeSecret kcp-system/rt-1.

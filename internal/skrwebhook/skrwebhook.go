@@ -62,8 +62,8 @@ type Forwarder struct {
 
 // Start serves the webhook. Events go to listenerURL (the provider's
 // http://host:port/v2/<component>/event); runtimeOf names the runtime an
-// object is on (one runtime per API server in a landscape; the bench keeps
-// many on one).
+// object is on, "" for none it serves (one runtime per API server in a
+// landscape; the bench and the integration suite keep many on one).
 func Start(listenerURL string, runtimeOf func(namespace, name string) string) (*Forwarder, error) {
 	ca, err := testcerts.NewCA("skr-webhook-ca")
 	if err != nil {
@@ -90,6 +90,11 @@ func Start(listenerURL string, runtimeOf func(namespace, name string) string) (*
 
 // Close stops the webhook.
 func (f *Forwarder) Close() { _ = f.srv.Close() } //nolint:errcheck // Stopping.
+
+// Deregister stops the runtime API server of c calling the webhook.
+func (f *Forwarder) Deregister(ctx context.Context, c client.Client) error {
+	return client.IgnoreNotFound(c.Delete(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: Name}}))
+}
 
 // Register makes the runtime API server of c call the webhook for the Secrets
 // the Watcher selects, with failurePolicy Ignore as the skr-webhook's.
@@ -140,6 +145,9 @@ func (f *Forwarder) review(w http.ResponseWriter, r *http.Request) {
 // forward posts the event of obj, as the skr-webhook does, three tries at most.
 func (f *Forwarder) forward(ctx context.Context, obj watchedObject) {
 	id := f.runtimeOf(obj.Namespace, obj.Name)
+	if id == "" {
+		return // not on a runtime this stand-in serves
+	}
 	xfcc, err := f.clientCert(id)
 	if err != nil {
 		f.Refused.Add(1)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -121,16 +120,12 @@ func waitServing(b *testing.B) time.Duration {
 }
 
 func startProviderAs(b *testing.B, name string, args ...string) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
+	addr := freeAddr(b)
 	metricsURL = "http://" + addr + "/metrics"
 	args = append(args, "--kyma-bridge=false", "--metrics-bind-address="+addr)
 	// BENCH_PROVIDER_ARGS compares settings, e.g. "--max-reconcile-rate=50".
 	args = append(args, strings.Fields(os.Getenv("BENCH_PROVIDER_ARGS"))...)
+	var err error
 	if provider, err = stack.Provider(name, args...); err != nil {
 		b.Fatal(err)
 	}

@@ -60,8 +60,10 @@ func BenchmarkSteady(b *testing.B) {
 		start := time.Now()
 		ids := seed(ctx, b, n)
 		fmt.Printf("BENCH steady_seed_s_%d %.1f\n", n, time.Since(start).Seconds())
-		restartCycle(ctx, b, n, ids)
-		steadyLoad(ctx, b, n, ids, window)
+		fw, watcherArgs := watcherOn(ctx, b)
+		restartCycle(ctx, b, n, ids, watcherArgs...)
+		iasRPS := steadyLoad(ctx, b, n, ids, window)
+		watcherRepairs(ctx, b, n, ids, fw, iasRPS)
 		kib := rssKiB(b)
 		benchfig.Figure(fmt.Sprintf("rss_mib_%d", n), float64(kib)/1024, 400*float64(n)/10000)
 		fmt.Printf("BENCH rss_kib_per_runtime_%d %.1f\n", n, float64(kib)/float64(n))
@@ -163,17 +165,17 @@ func seedOne(ctx context.Context, id string, now time.Time, i int) error {
 		return err
 	}
 	return rt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: steadyNamespace,
-		Labels: map[string]string{runtimev1alpha1.LabelManagedBy: runtimev1alpha1.ManagedBy}}, Type: corev1.SecretTypeOpaque, Data: data})
+		Labels: runtimev1alpha1.SecretLabels()}, Type: corev1.SecretTypeOpaque, Data: data})
 }
 
 // restartCycle starts the provider on the seeded state and waits until each
 // resource was observed once. Meanwhile new runtimes arrive, one every 2s.
-func restartCycle(ctx context.Context, b *testing.B, n int, ids []string) {
+func restartCycle(ctx context.Context, b *testing.B, n int, ids []string, args ...string) {
 	before := versions(ctx, b, ids)
 	calls0, throttled0 := iasCalls()
 	apps := len(sim.Apps())
 	start := time.Now()
-	startProvider(b)
+	startProvider(b, args...)
 	// New runtimes arrive once the provider has synced its caches and begun the
 	// cycle: its start-up is not theirs.
 	for m := scrape(b); m.reconciles("iasapplication") == 0 || m.reconciles("runtimesecret") == 0; m = scrape(b) {
@@ -286,7 +288,7 @@ func versions(ctx context.Context, b *testing.B, ids []string) map[string]string
 // steadyLoad measures the IAS load with every runtime Ready over a window, with
 // one app deleted and one changed in IAS at its start: both are repaired within
 // the poll.
-func steadyLoad(ctx context.Context, b *testing.B, n int, ids []string, window time.Duration) {
+func steadyLoad(ctx context.Context, b *testing.B, n int, ids []string, window time.Duration) (iasRPS float64) {
 	deleted, changed := ids[n/3], ids[2*n/3]
 	app := &iasv1alpha1.IASApplication{}
 	if err := mgmt.Get(ctx, key2(changed), app); err != nil {
@@ -317,7 +319,8 @@ func steadyLoad(ctx context.Context, b *testing.B, n int, ids []string, window t
 	}
 	elapsed := time.Since(start)
 	calls, throttled := iasCalls()
-	benchfig.Figure(fmt.Sprintf("steady_ias_rps_%d", n), float64(calls-calls0)/elapsed.Seconds(), 20)
+	iasRPS = float64(calls-calls0) / elapsed.Seconds()
+	benchfig.Figure(fmt.Sprintf("steady_ias_rps_%d", n), iasRPS, 20)
 	fmt.Printf("BENCH steady_429_%d %d\n", n, throttled-throttled0)
 	// A poll falls due within the poll interval plus its 10% jitter, and reads a
 	// listing of the tenant at most the inventory age (30s) old.
@@ -329,6 +332,7 @@ func steadyLoad(ctx context.Context, b *testing.B, n int, ids []string, window t
 		}
 		benchfig.Figure(fmt.Sprintf("steady_app_%s_repaired_s_%d", key, n), d.Seconds(), bound)
 	}
+	return iasRPS
 }
 
 // metricsSample is one scrape of the provider's metrics.

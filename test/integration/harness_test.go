@@ -52,6 +52,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
@@ -69,6 +70,8 @@ var (
 	metrics  *prometheus.Registry
 	runtimes *kymaruntime.Clients
 	running  *providerProcess
+	// watcher is its runtime-watcher listener, on a loopback port.
+	watcher *runtimewatcher.Listener
 	// kubeconfigs remembers every kubeconfig handed to the provider, to search for leaks.
 	kubeconfigs = &secretLedger{}
 	logs        = &syncBuffer{}
@@ -242,10 +245,12 @@ func startProvider(cfg *ctrlConfig, again bool) (*providerProcess, error) {
 	}
 	pool := ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
 		Metrics: ias.NewMetrics(metrics), Breakers: ias.NewBreakers(0, breakerMetrics)})
+	watcher = runtimewatcher.New(runtimewatcher.Options{Addr: "127.0.0.1:0", Metrics: runtimewatcher.NewMetrics(metrics), Log: zl.WithName("runtime-watcher")},
+		runtimesecret.Targets{Reader: mgr.GetClient()})
 	configs := eacontroller.Configs{
 		IASApplication: iasapplication.Config{IAS: pool, Inventories: inventory.New(pool, inventory.NewMetrics(metrics)),
 			ListSettle: listSettle, SecretCheck: secretCheck, SecretMetrics: secretmetrics.New(metrics)}.Defaulted(poll),
-		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: unreachableDeletion, Runtimes: runtimes}.Defaulted(),
+		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: unreachableDeletion, Runtimes: runtimes, Watcher: watcher}.Defaulted(),
 		KymaBridge:    kymabridge.Config{Enabled: true}.Defaulted(poll, 20),
 	}
 	if err := eacontroller.SetupGated(mgr, o.Defaulted(), configs); err != nil {

@@ -55,6 +55,7 @@ func TestProvider(t *testing.T) {
 			t.Run("RuntimeRefusesThenRecovers", testRuntimeRefusesThenRecovers)
 			t.Run("DeleteGoneRuntime", testDeleteGoneRuntime)
 			t.Run("DeletionOrder", testDeletionOrder)
+			t.Run("RuntimeWatcherRepairs", testRuntimeWatcherRepairs)
 		})
 		t.Run("KymaBridge", testKymaBridge)
 	})

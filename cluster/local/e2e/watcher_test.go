@@ -47,7 +47,9 @@ func TestRuntimeWatcherRepairsSecret(t *testing.T) {
 	// The Secret carries the label the Watcher selects.
 	g.Expect(onRuntime.Labels).To(HaveKeyWithValue("operator.kyma-project.io/watched-by", "provider-eventing-auth"))
 	// The creation's echo came back and was taken.
-	g.Eventually(func() float64 { return providerMetric(t, metricsAddr, "eventing_auth_watcher_events_received_total", "") }, 10*time.Second, 100*time.Millisecond).
+	g.Eventually(func() float64 {
+		return providerMetric(t, metricsAddr, "eventing_auth_watcher_events_received_total", "")
+	}, 10*time.Second, 100*time.Millisecond).
 		Should(BeNumerically(">=", 1))
 
 	kubectl := func(args ...string) {

@@ -106,7 +106,7 @@ type Stack struct {
 	pkgRuntime    *packageRuntime
 	pushed        map[string]bool
 	runtimeID     atomic.Value // string: the ID AddRuntime gave the runtime
-	mu            sync.Mutex // guards procs
+	mu            sync.Mutex   // guards procs
 	procs         []*process
 	closers       []func()
 }

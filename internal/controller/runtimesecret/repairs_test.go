@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/util/workqueue"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
@@ -31,7 +31,7 @@ import (
 // messages records the events it is given.
 type messages struct{ got []event.Event }
 
-func (r *messages) Event(_ runtime.Object, e event.Event)      { r.got = append(r.got, e) }
+func (r *messages) Event(_ runtime.Object, e event.Event)    { r.got = append(r.got, e) }
 func (r *messages) WithAnnotations(...string) event.Recorder { return r }
 
 // TestObserveTellsRepairs: a Secret that held what it should and no longer
@@ -129,7 +129,9 @@ func TestObserveTellsRepairs(t *testing.T) {
 // targetsFn finds the targets of a runtime with a function.
 type targetsFn func(id string) []runtimewatcher.Target
 
-func (fn targetsFn) Of(_ context.Context, id string) ([]runtimewatcher.Target, error) { return fn(id), nil }
+func (fn targetsFn) Of(_ context.Context, id string) ([]runtimewatcher.Target, error) {
+	return fn(id), nil
+}
 
 // postEvent delivers an event of runtime id's Secret as the gateway does.
 func postEvent(t *testing.T, w *runtimewatcher.Listener, id string) {

@@ -1,0 +1,81 @@
+package integration
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
+	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
+)
+
+// testRuntimeWatcherRepairs: the runtime API server's webhook (the
+// runtime-watcher's stand-in) reports a deleted and an edited Secret, and
+// each is put back by the event it brings, not by a poll; the echo of each
+// repair is taken without another repair.
+func testRuntimeWatcherRepairs(t *testing.T) {
+	g := NewWithT(t)
+	const id = "rt-watched"
+	ns, _, data := readyRuntimeSecret(t, rtEnv, rt, id)
+	g.Eventually(watcher.Addr, timeout, 100*time.Millisecond).ShouldNot(BeEmpty())
+	fw, err := skrwebhook.Start("http://"+watcher.Addr()+watcher.Path(), func(namespace, _ string) string {
+		if namespace == ns {
+			return id
+		}
+		return ""
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(fw.Close)
+	g.Expect(fw.Register(ctx, rt)).To(Succeed())
+	t.Cleanup(func() { _ = fw.Deregister(ctx, rt) })
+
+	repairs := func(trigger string) float64 { return counter(g, "eventing_auth_runtime_secret_repairs_total", "trigger", trigger) }
+	for _, change := range []string{"deleted", "edited"} {
+		before := repairs(runtimewatcher.TriggerEvent)
+		s := onRuntime(g, rt, ns, "eventing-webhook-auth")
+		if change == "deleted" {
+			g.Expect(rt.Delete(ctx, s)).To(Succeed())
+		} else {
+			s.Data["client_secret"] = []byte("edited")
+			g.Expect(rt.Update(ctx, s)).To(Succeed())
+		}
+		g.Eventually(func(g Gomega) {
+			g.Expect(onRuntime(g, rt, ns, "eventing-webhook-auth").Data).To(Equal(data))
+		}, poll, 50*time.Millisecond).Should(Succeed(), "the %s Secret is put back within a poll", change)
+		g.Eventually(func() float64 { return repairs(runtimewatcher.TriggerEvent) }, time.Second, 50*time.Millisecond).
+			Should(Equal(before+1), "the %s Secret was put back by the event", change)
+	}
+	// The repairs' echoes came back and were taken, and nothing was refused.
+	g.Expect(fw.Sent.Load()).To(BeNumerically(">=", 4))
+	g.Expect(fw.Refused.Load()).To(BeZero())
+	g.Consistently(func() float64 { return repairs(runtimewatcher.TriggerEvent) + repairs(runtimewatcher.TriggerPoll) }, 2*poll, 200*time.Millisecond).
+		Should(Equal(repairs(runtimewatcher.TriggerEvent)+repairs(runtimewatcher.TriggerPoll)), "an echo was taken for a change")
+}
+
+// counter reads a counter of the provider's metrics by one label.
+func counter(g Gomega, name, label, value string) float64 {
+	mfs, err := metrics.Gather()
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if has(m, label, value) {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+func has(m *dto.Metric, label, value string) bool {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == label && l.GetValue() == value {
+			return true
+		}
+	}
+	return false
+}
