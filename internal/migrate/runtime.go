@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -240,7 +241,8 @@ func (s *state) prepare(ctx context.Context, o Options) error {
 		if sec.Labels == nil {
 			sec.Labels = map[string]string{}
 		}
-		sec.Labels[runtimev1alpha1.LabelManagedBy] = runtimev1alpha1.ManagedBy
+		// The provider's labels: its own, and the one the runtime-watcher selects.
+		maps.Copy(sec.Labels, runtimev1alpha1.SecretLabels())
 		if _, err := s.runtime.Secrets(runtimeSecretNamespace).Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("cannot label the runtime's Secret: %w", err)
 		}
