@@ -58,6 +58,11 @@ func APIRequests(ctx context.Context, kubeconfig []byte) (map[string]float64, er
 	return apiRequests(ctx, cfg, func(string) bool { return true })
 }
 
+// APIRequestsAt is APIRequests of the API server at cfg.
+func APIRequestsAt(ctx context.Context, cfg *rest.Config) (map[string]float64, error) {
+	return apiRequests(ctx, cfg, func(string) bool { return true })
+}
+
 // apiRequests reads the requests of the verbs verb accepts.
 func apiRequests(ctx context.Context, cfg *rest.Config, verb func(string) bool) (map[string]float64, error) {
 	cs, err := kubernetes.NewForConfig(cfg)

@@ -15,7 +15,7 @@ import (
 )
 
 // Configs are the settings of each controller beyond what all share,
-// defaulted once by the caller (each Config's Defaulted).
+// built once by package provider from the settings.
 type Configs struct {
 	IASApplication iasapplication.Config
 	RuntimeSecret  runtimesecret.Config

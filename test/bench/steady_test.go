@@ -260,6 +260,7 @@ func restartCycle(ctx context.Context, b *testing.B, n int, ids []string, args .
 	for k, v := range before {
 		if after[k] != v {
 			changed++
+			fmt.Printf("  written: %s\n", k)
 		}
 	}
 	benchfig.Figure(fmt.Sprintf("restart_objects_written_%d", n), float64(changed), 1)

@@ -12,48 +12,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
-	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/internal/provider"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
-	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
 // The suite's shared control planes and provider.
@@ -207,55 +186,38 @@ func restartProvider(t *testing.T) {
 	}
 }
 
-// startProvider builds and starts the provider, with a metrics registry,
-// IAS pool, runtime clients and circuits of its own, and points the suite's
-// globals at it. again: the process has run controllers of the same names.
-func startProvider(cfg *ctrlConfig, again bool) (*providerProcess, error) {
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = apis.AddToScheme(scheme)
-	_ = apiextensionsv1.AddToScheme(scheme)
+// settings are the suite's provider settings: the shipped defaults, with
+// polls, waits and timeouts short enough for tests, more workers for the
+// parallel scenarios, and the runtime-watcher listener on a loopback port.
+func settings() provider.Settings {
+	s := provider.DefaultSettings()
+	s.Poll, s.PollJitter, s.PollRate = poll, 500*time.Millisecond, 200
+	s.MaxReconcileRate = 20
+	s.KubeQPS = 200
+	s.MetricsAddr, s.ProbeAddr = "0", "0"
+	s.StateMetricsInterval = time.Second
+	s.IASTimeout, s.IASBaseBackoff, s.IASMaxBackoff = 2*time.Second, 100*time.Millisecond, time.Second
+	s.IASListSettle, s.IASSecretCheck = listSettle, secretCheck
+	s.RuntimeTimeout = 5 * time.Second
+	s.RuntimeUnreachableDeletion = unreachableDeletion
+	s.RuntimeClientCacheSize = runtimeCacheSize
+	s.WatcherAddr = "127.0.0.1:0"
+	return s
+}
 
-	zl := ctrl.Log
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(again)}})
-	if err != nil {
-		return nil, fmt.Errorf("cannot create manager: %w", err)
-	}
+// startProvider builds and starts the provider as main does (package
+// provider), with a metrics registry, IAS pool, runtime clients and circuits
+// of its own, and points the suite's globals at it. again: the process has
+// run controllers of the same names.
+func startProvider(cfg *ctrlConfig, again bool) (*providerProcess, error) {
 	metrics = prometheus.NewRegistry()
-	breakerMetrics := breaker.NewMetrics(metrics)
-	runtimes = kymaruntime.NewClients(kymaruntime.Options{Size: runtimeCacheSize, Timeout: 5 * time.Second,
-		Metrics: kymaruntime.NewMetrics(metrics), Breakers: kymaruntime.NewBreakers(breakerMetrics)})
-	mrMetrics, stateMetrics := managed.NewMRMetricRecorder(), statemetrics.NewMRStateMetrics()
-	metrics.MustRegister(mrMetrics, stateMetrics)
-	o := reconciler.Options{
-		Options: controller.Options{
-			Logger:                  logging.NewLogrLogger(zl),
-			GlobalRateLimiter:       ratelimiter.NewGlobal(200),
-			PollInterval:            poll,
-			MaxConcurrentReconciles: 20,
-			Features:                &feature.Flags{},
-			MetricOptions: &controller.MetricOptions{PollStateMetricInterval: time.Second,
-				MRMetrics: mrMetrics, MRStateMetrics: stateMetrics},
-		},
-		PollJitter:         500 * time.Millisecond,
-		Polls:              reconciler.NewPollBudget(200),
-		ManagementPolicies: true,
-		SetupFailed:        func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
+	prov, err := provider.New(cfg, settings(), provider.Process{Metrics: metrics, Log: ctrl.Log, Again: again,
+		SetupFailed: func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) }})
+	if err != nil {
+		return nil, err
 	}
-	pool := ias.NewPool(ias.PoolOptions{Timeout: 2 * time.Second, BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
-		Metrics: ias.NewMetrics(metrics), Breakers: ias.NewBreakers(0, breakerMetrics)})
-	watcher = runtimewatcher.New(runtimewatcher.Options{Addr: "127.0.0.1:0", Metrics: runtimewatcher.NewMetrics(metrics), Log: zl.WithName("runtime-watcher")},
-		runtimesecret.Targets{Reader: mgr.GetClient()})
-	configs := eacontroller.Configs{
-		IASApplication: iasapplication.Config{IAS: pool, Inventories: inventory.New(pool, inventory.NewMetrics(metrics)),
-			ListSettle: listSettle, SecretCheck: secretCheck, SecretMetrics: secretmetrics.New(metrics)}.Defaulted(poll),
-		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: unreachableDeletion, Runtimes: runtimes, Watcher: watcher}.Defaulted(),
-		KymaBridge:    kymabridge.Config{Enabled: true}.Defaulted(poll, 20),
-	}
-	if err := eacontroller.SetupGated(mgr, o.Defaulted(), configs); err != nil {
-		return nil, fmt.Errorf("cannot set up controllers: %w", err)
-	}
+	mgr := prov.Manager
+	runtimes, watcher = prov.Runtimes, prov.Watcher
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &providerProcess{cancel: cancel, done: make(chan struct{})}
 	go func() {

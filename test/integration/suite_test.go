@@ -13,6 +13,7 @@ var ctx = context.Background()
 func TestProvider(t *testing.T) {
 	// Alone and first: it checks metric counts over every resource.
 	t.Run("CredentialsInView", testCredentialsInView)
+	t.Run("ShippedWiring", testShippedWiring)
 	t.Run("scenarios", func(t *testing.T) {
 		t.Run("IASApplication", func(t *testing.T) {
 			t.Run("Create", testCreate)

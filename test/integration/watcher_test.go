@@ -31,7 +31,9 @@ func testRuntimeWatcherRepairs(t *testing.T) {
 	g.Expect(fw.Register(ctx, rt)).To(Succeed())
 	t.Cleanup(func() { _ = fw.Deregister(ctx, rt) })
 
-	repairs := func(trigger string) float64 { return counter(g, "eventing_auth_runtime_secret_repairs_total", "trigger", trigger) }
+	repairs := func(trigger string) float64 {
+		return counter(g, "eventing_auth_runtime_secret_repairs_total", "trigger", trigger)
+	}
 	for _, change := range []string{"deleted", "edited"} {
 		before := repairs(runtimewatcher.TriggerEvent)
 		s := onRuntime(g, rt, ns, "eventing-webhook-auth")

@@ -39,7 +39,7 @@ func (c *connector) reportCertificate(cfg ias.Config, now time.Time) {
 		return
 	}
 	key := fmt.Sprintf("%s/%d/%s", name, cert.NotAfter.Unix(), now.UTC().Format(time.DateOnly))
-	if _, told := c.certWarnings.LoadOrStore(key, struct{}{}); told {
+	if !c.told.first("certificate/" + key) {
 		return
 	}
 	c.recorder.Event(pc, event.Warning(reasonCertificateExpiring, fmt.Errorf(

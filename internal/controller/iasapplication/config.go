@@ -9,7 +9,7 @@ import (
 )
 
 // Config is what the IASApplication controller is set up with beyond what all
-// controllers share; main defaults it once (Defaulted).
+// controllers share; package provider builds it from the settings.
 type Config struct {
 	// IAS hands out the tenants' clients and knows which credentials IAS
 	// rejected.
@@ -26,17 +26,14 @@ type Config struct {
 	SecretMetrics *secretmetrics.Metrics
 }
 
-// Defaulted fills in what is unset and bounds the inventory's age by the poll
-// interval: a poll never reads a listing older than the poll itself.
-func (c Config) Defaulted(poll time.Duration) Config {
+// Defaulted fills in what is unset. Package provider bounds the inventory's
+// age by the poll interval: a poll never reads a listing older than itself.
+func (c Config) Defaulted() Config {
 	if c.ListSettle <= 0 {
 		c.ListSettle = DefaultListSettle
 	}
 	if c.InventoryAge <= 0 {
 		c.InventoryAge = DefaultInventoryAge
-	}
-	if poll > 0 {
-		c.InventoryAge = min(c.InventoryAge, poll)
 	}
 	if c.SecretCheck <= 0 {
 		c.SecretCheck = DefaultSecretCheck

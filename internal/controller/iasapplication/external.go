@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
@@ -101,13 +100,10 @@ type connector struct {
 	usage   resource.ModernTracker
 	clients TenantClients
 	logons  Logons
-	// rejections remembers which rejections of a ProviderConfig's credentials
-	// it was told of, so that it gets one event per rejection, not one per
-	// resource.
-	rejections sync.Map
-	// certWarnings remembers the expiry warnings told, one a day per
-	// ProviderConfig and certificate.
-	certWarnings sync.Map
+	// told remembers the rejections of a ProviderConfig's credentials told
+	// (one event per rejection, not one per resource) and the certificate
+	// expiry warnings (one a day per ProviderConfig and certificate).
+	told *toldOnce
 }
 
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (managed.TypedExternalClient[*v1alpha1.IASApplication], error) {
@@ -157,7 +153,7 @@ func (e *external) checkCertsURL(cr *v1alpha1.IASApplication, ep ias.Endpoints) 
 func (c *connector) reportRejected(cfg ias.Config, at time.Time) {
 	pc := cfg.ProviderConfig
 	key := fmt.Sprintf("%T/%s/%s", pc, client.ObjectKeyFromObject(pc), at)
-	if _, told := c.rejections.LoadOrStore(key, struct{}{}); told {
+	if !c.told.first("rejected/" + key) {
 		return
 	}
 	c.recorder.Event(pc, event.Warning(reasonRejected, fmt.Errorf(

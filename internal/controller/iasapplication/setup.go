@@ -8,6 +8,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
@@ -63,6 +64,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 			usage:   resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
 			clients: c.Inventories,
 			logons:  c.IAS,
+			told:    newToldOnce(clock.RealClock{}),
 		}),
 		// The external name is the IAS UUID, never metadata.name.
 		managed.WithInitializers(),

@@ -20,8 +20,8 @@ import (
 // once for all of them.
 type Options struct {
 	controller.Options
-	// PollJitter spreads polls of many resources (Defaulted: a tenth of the
-	// poll interval).
+	// PollJitter spreads polls of many resources (package provider: a tenth
+	// of the poll interval unless set).
 	PollJitter time.Duration
 	// Polls bounds the routine polls per second of all managed resources; nil: unbounded.
 	Polls *PollBudget
@@ -30,15 +30,6 @@ type Options struct {
 	// SetupFailed is told when a controller that waited for its CRDs cannot be
 	// set up; default panic.
 	SetupFailed func(error)
-}
-
-// Defaulted fills in what is unset: the poll jitter, a tenth of the poll
-// interval. The caller defaults once; every controller reads the result.
-func (o Options) Defaulted() Options {
-	if o.PollJitter <= 0 {
-		o.PollJitter = o.PollInterval / 10
-	}
-	return o
 }
 
 // CommonOptions are the managed reconciler options every kind uses: logging,

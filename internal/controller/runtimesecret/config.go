@@ -7,7 +7,7 @@ import (
 )
 
 // Config is what the RuntimeSecret controller is set up with beyond what all
-// controllers share; main defaults it once (Defaulted).
+// controllers share; package provider builds it from the settings.
 type Config struct {
 	// Runtimes hands out clients of the runtimes (kymaruntime.Clients).
 	Runtimes RuntimeClients

@@ -122,6 +122,10 @@ type external struct {
 
 	want    map[string][]byte // desired data
 	current *corev1.Secret    // the Secret on the runtime, if it exists
+	// wasReady is the Ready condition as the reconcile found it: a repair
+	// that ends where it began keeps it, transition time and all, so the
+	// status is not written for it.
+	wasReady xpv2.Condition
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.ExternalObservation, error) {
@@ -130,6 +134,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	at := &cr.Status.AtProvider
 	// What the runtime held when last seen, before this observation replaces it.
 	last := at.DataHash
+	e.wasReady = cr.GetCondition(xpv2.TypeReady)
 	at.ClusterID, at.NamespacedName = id, ns+"/"+name
 	deleting := meta.WasDeleted(cr)
 	fromEvent := e.watcher.TookEvent(types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()})
@@ -154,11 +159,16 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 
 	cur, err := e.runtime.Secrets(ns).Get(ctx, name, metav1.GetOptions{})
 	switch {
+	case kerrors.IsNotFound(err) && !deleting && last != "":
+		// Deleted by someone else after the provider wrote it: put back as an
+		// update, not as a creation, which would record the creation of
+		// something that existed (two annotation writes, a Creating status).
+		at.DataHash = ""
+		e.changedBySomeoneElse(cr, last, nil, fromEvent)
+		cr.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf("Secret %s/%s on runtime %s was deleted; restoring it", ns, name, id)))
+		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: false, Diff: "deleted"}, nil
 	case kerrors.IsNotFound(err):
 		at.DataHash = ""
-		if !deleting {
-			e.changedBySomeoneElse(cr, last, nil, fromEvent)
-		}
 		return managed.ExternalObservation{ResourceExists: false}, nil
 	case err != nil && deleting && e.giveUp(cr, err):
 		return managed.ExternalObservation{ResourceExists: false}, nil
@@ -311,6 +321,14 @@ func (e *external) create(ctx context.Context, cr *v1alpha1.RuntimeSecret) error
 func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.ExternalUpdate, error) {
 	ns, name := cr.TargetSecret()
 	id := cr.Spec.ForProvider.RuntimeID
+	if e.current == nil {
+		// Deleted by someone else: put back.
+		if err := e.create(ctx, cr); err != nil {
+			return managed.ExternalUpdate{}, err
+		}
+		e.restored(cr)
+		return managed.ExternalUpdate{}, nil
+	}
 	if e.current.Type != corev1.SecretTypeOpaque {
 		// A Secret's type cannot change: replace it.
 		if err := e.delete(ctx, cr); err != nil {
@@ -332,11 +350,20 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 		return managed.ExternalUpdate{}, fmt.Errorf(errUpdateOnRuntime, ns, name, id, err)
 	}
 	e.watcher.Wrote()
+	e.restored(cr)
+	return managed.ExternalUpdate{}, nil
+}
+
+// restored reports the runtime's Secret as it now is: what it should hold.
+func (e *external) restored(cr *v1alpha1.RuntimeSecret) {
 	// Reported at once: the IASApplication retires its older secret only once
 	// every runtime carries the new one.
 	cr.Status.AtProvider.DataHash = v1alpha1.DataHash(e.want)
-	cr.SetConditions(xpv2.Available())
-	return managed.ExternalUpdate{}, nil
+	available := xpv2.Available()
+	if w := e.wasReady; w.Status == available.Status && w.Reason == available.Reason && w.Message == available.Message {
+		available = w
+	}
+	cr.SetConditions(available)
 }
 
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.ExternalDelete, error) {

@@ -174,3 +174,47 @@ func repairsCounted(t *testing.T, reg *prometheus.Registry, trigger string) floa
 	}
 	return 0
 }
+
+// TestRepairKeepsReadySince: a Secret deleted by someone else is put back by
+// Update, not Create (which would record a creation), and the Ready condition
+// ends as it began, transition time and all: the repair writes no status.
+func TestRepairKeepsReadySince(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = apis.AddToScheme(scheme)
+	since := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
+	cr := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp"}, Spec: v1alpha1.RuntimeSecretSpec{
+		ForProvider: v1alpha1.RuntimeSecretParameters{RuntimeID: "rt-1", CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}}}
+	cr.Status.AtProvider.DataHash = v1alpha1.DataHash(creds)
+	ready := xpv2.Available()
+	ready.LastTransitionTime = since
+	cr.SetConditions(ready)
+	onRuntime := fake.NewClientset().CoreV1()
+	e := &external{kube: crfake.NewClientBuilder().WithScheme(scheme).WithRuntimeObjects(
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "kcp"}, Data: creds}).Build(),
+		recorder: &messages{}, kubeconfig: "kcp/kubeconfig-rt-1", kubeconfigKey: "config", runtime: onRuntime}
+
+	obs, err := e.Observe(context.Background(), cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !obs.ResourceExists || obs.ResourceUpToDate {
+		t.Fatalf("a deleted Secret the provider wrote: exists %v, up to date %v; want an update", obs.ResourceExists, obs.ResourceUpToDate)
+	}
+	if c := cr.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, "was deleted; restoring it") {
+		t.Errorf("while restoring: Ready %s %q", c.Status, c.Message)
+	}
+	if _, err := e.Update(context.Background(), cr); err != nil {
+		t.Fatal(err)
+	}
+	got, err := onRuntime.Secrets("kyma-system").Get(context.Background(), "eventing-webhook-auth", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the Secret was not put back: %v", err)
+	}
+	if v1alpha1.DataHash(got.Data) != v1alpha1.DataHash(creds) || got.Labels[v1alpha1.LabelWatchedBy] != v1alpha1.WatchedBy {
+		t.Errorf("put back as %v with labels %v", got.Data, got.Labels)
+	}
+	if c := cr.GetCondition(xpv2.TypeReady); !c.Equal(ready) || !c.LastTransitionTime.Equal(&since) {
+		t.Errorf("after the repair: Ready %+v, want it as it began %+v", c, ready)
+	}
+}

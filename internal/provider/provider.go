@@ -1,0 +1,191 @@
+// Package provider builds the provider: the controller manager with the
+// client and cache that ship, and every part the controllers use (the IAS
+// pool, the tenant inventories, the runtime clients, the circuits, the
+// runtime-watcher listener, the metrics), from one Settings value. main runs
+// it with its flags, the integration suite with its own settings: what is
+// tested is what ships; a test may change a setting, never leave a part out.
+package provider
+
+import (
+	"fmt"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kube"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
+	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
+	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
+	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
+)
+
+// Process is what a run of the provider needs besides its settings: where its
+// metrics go and what it logs with.
+type Process struct {
+	// Metrics registers the provider's own metrics and crossplane-runtime's
+	// managed resource metrics; main: controller-runtime's registry, which
+	// the manager serves.
+	Metrics prometheus.Registerer
+	Log     logr.Logger
+	// SetupFailed is told when a controller that waited for its CRDs cannot
+	// be set up.
+	SetupFailed func(error)
+	// Again: this process already ran controllers of the same names (a test
+	// that restarts the provider in process).
+	Again bool
+}
+
+// Provider is a built provider, ready to start.
+type Provider struct {
+	Manager ctrl.Manager
+	// Runtimes are the runtime clients with their circuits.
+	Runtimes *kymaruntime.Clients
+	// Watcher is the runtime-watcher listener; nil when off.
+	Watcher *runtimewatcher.Listener
+}
+
+// New builds the provider against the management cluster at cfg.
+func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
+	d := s.derive()
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apis.AddToScheme, apiextensionsv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return nil, fmt.Errorf("cannot build the scheme: %w", err)
+		}
+	}
+	mgr, err := ctrl.NewManager(withQPS(cfg, s.KubeQPS), managerOptions(s, scheme, p.Again))
+	if err != nil {
+		return nil, fmt.Errorf("cannot create controller manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, err
+	}
+
+	bm := breaker.NewMetrics(p.Metrics)
+	mm, sm := managed.NewMRMetricRecorder(), statemetrics.NewMRStateMetrics()
+	p.Metrics.MustRegister(mm, sm)
+	log := logging.NewLogrLogger(p.Log)
+	o := reconciler.Options{
+		Options: controller.Options{
+			Logger:                  log,
+			GlobalRateLimiter:       ratelimiter.NewGlobal(d.workers),
+			PollInterval:            s.Poll,
+			MaxConcurrentReconciles: d.workers,
+			Features:                &feature.Flags{},
+			MetricOptions:           &controller.MetricOptions{PollStateMetricInterval: s.StateMetricsInterval, MRMetrics: mm, MRStateMetrics: sm},
+		},
+		PollJitter:         d.pollJitter,
+		Polls:              reconciler.NewPollBudget(s.PollRate),
+		ManagementPolicies: s.ManagementPolicies,
+		SetupFailed:        p.SetupFailed,
+	}
+	pool := ias.NewPool(ias.PoolOptions{Timeout: s.IASTimeout, BaseBackoff: s.IASBaseBackoff, MaxBackoff: s.IASMaxBackoff,
+		Metrics: ias.NewMetrics(p.Metrics), Breakers: ias.NewBreakers(s.IASRejectedBackoff, bm)})
+	out := &Provider{Manager: mgr, Runtimes: kymaruntime.NewClients(kymaruntime.Options{Size: s.RuntimeClientCacheSize,
+		Timeout: s.RuntimeTimeout, ConnectTimeout: s.RuntimeConnectTimeout,
+		Metrics: kymaruntime.NewMetrics(p.Metrics), Breakers: kymaruntime.NewBreakers(bm)})}
+	if s.WatcherAddr != "" {
+		out.Watcher = runtimewatcher.New(runtimewatcher.Options{Addr: s.WatcherAddr, Component: s.WatcherComponent,
+			Metrics: runtimewatcher.NewMetrics(p.Metrics), Log: p.Log.WithName("runtime-watcher")},
+			runtimesecret.Targets{Reader: mgr.GetClient()})
+	}
+	configs := eacontroller.Configs{
+		IASApplication: iasapplication.Config{IAS: pool, Inventories: inventory.New(pool, inventory.NewMetrics(p.Metrics)),
+			ListSettle: s.IASListSettle, InventoryAge: d.inventoryAge, SecretCheck: s.IASSecretCheck,
+			SecretMetrics: secretmetrics.New(p.Metrics)}.Defaulted(),
+		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: s.RuntimeUnreachableDeletion, Runtimes: out.Runtimes,
+			Watcher: out.Watcher}.Defaulted(),
+		KymaBridge: kymabridge.Config{Enabled: s.KymaBridge, Resync: d.bridgeResync, Retry: d.bridgeRetry, Workers: d.workers},
+	}
+	if err := eacontroller.SetupGated(mgr, o, configs); err != nil {
+		return nil, fmt.Errorf("cannot set up controllers: %w", err)
+	}
+	return out, nil
+}
+
+// withQPS is cfg with the provider's request limits. Each new runtime takes
+// several writes; crossplane-runtime's 5 x --max-reconcile-rate held a
+// bring-up back more than IAS did (the API writes per runtime are in
+// docs/performance.md).
+func withQPS(cfg *rest.Config, qps float64) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = float32(qps), int(2*qps)
+	return cfg
+}
+
+// managerOptions are the manager's options: the client that skips unchanged
+// status writes, the cache without what no controller reads, and the
+// process's endpoints.
+func managerOptions(s Settings, scheme *runtime.Scheme, again bool) ctrl.Options {
+	return ctrl.Options{
+		Scheme:    scheme,
+		NewClient: NewClient,
+		Cache:     CacheOptions(s),
+		Controller: ctrlconfig.Controller{
+			// A process that restarts its provider in place names its
+			// controllers again.
+			SkipNameValidation: ptr.To(again),
+		},
+		LeaderElection:             s.LeaderElection,
+		LeaderElectionID:           "crossplane-leader-election-provider-eventing-auth",
+		LeaderElectionResourceLock: "leases",
+		LeaderElectionNamespace:    s.LeaderElectionNamespace,
+		Metrics:                    metricsserver.Options{BindAddress: s.MetricsAddr},
+		HealthProbeBindAddress:     s.ProbeAddr,
+		PprofBindAddress:           s.PprofAddr,
+		// The manager runs as long as the process, so the broadcaster it
+		// cannot stop leaks nothing.
+		EventBroadcaster: newEventBroadcaster(), //nolint:staticcheck // see above
+	}
+}
+
+// NewClient is the manager's client: status writes that change nothing are
+// not sent.
+func NewClient(cfg *rest.Config, o client.Options) (client.Client, error) {
+	c, err := client.New(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	return kube.SkipUnchangedStatus(c, o.Cache.Reader), nil
+}
+
+// CacheOptions are the informer cache's options.
+func CacheOptions(s Settings) cache.Options {
+	return cache.Options{
+		SyncPeriod: &s.Sync,
+		// Controllers wait for their CRDs; their schemas need not be cached.
+		ByObject: map[client.Object]cache.ByObject{&apiextensionsv1.CustomResourceDefinition{}: {Transform: customresourcesgate.TransformStripCRDSchema}},
+		// managedFields are a large part of every cached object and never read:
+		// memory per runtime matters at thousands of them.
+		DefaultTransform: cache.TransformStripManagedFields(),
+	}
+}
