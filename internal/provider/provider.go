@@ -39,6 +39,7 @@ import (
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
@@ -69,6 +70,10 @@ type Provider struct {
 	// Watcher is the runtime-watcher listener; nil when off.
 	Watcher *runtimewatcher.Listener
 }
+
+// clientCerts is how many parsed client certificates are kept: each
+// ProviderConfig has one, two around a renewal.
+const clientCerts = 64
 
 // New builds the provider against the management cluster at cfg.
 func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
@@ -120,7 +125,8 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 	}
 	configs := eacontroller.Configs{
 		IASApplication: iasapplication.Config{IAS: pool, Inventories: inventory.New(pool, inventory.NewMetrics(p.Metrics)),
-			ListSettle: s.IASListSettle, InventoryAge: d.inventoryAge, SecretCheck: s.IASSecretCheck,
+			ProviderConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(clientCerts)},
+			ListSettle:      s.IASListSettle, InventoryAge: d.inventoryAge, SecretCheck: s.IASSecretCheck,
 			SecretMetrics: secretmetrics.New(p.Metrics)}.Defaulted(),
 		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: s.RuntimeUnreachableDeletion, Runtimes: out.Runtimes,
 			Watcher: out.Watcher}.Defaulted(),

@@ -25,10 +25,26 @@ type ClientCert struct {
 	digest string
 }
 
-// ParseClientCertPEM reads a PEM certificate (chain) and its PEM key, as a
-// kubernetes.io/tls Secret holds them. Errors never quote the input.
-func ParseClientCertPEM(certPEM, keyPEM []byte) (*ClientCert, error) {
-	return parseOnce(func() (tls.Certificate, error) {
+// ClientCerts parses client certificates, each input once: it holds the
+// certificates parsed last, by the digest of what they were parsed from. The
+// credentials Secret is read on every reconcile of every resource that uses
+// it, and opening a PKCS#12 bundle derives its key from the password each
+// time, where hashing the input to find it again costs a small part of that
+// (make bench: BenchmarkParseClientCert). Each ProviderConfig has one
+// certificate, two around a renewal, so a small LRU holds them all.
+type ClientCerts struct {
+	parsed *lru.Cache
+}
+
+// NewClientCerts holds the last size certificates parsed.
+func NewClientCerts(size int) *ClientCerts {
+	return &ClientCerts{parsed: lru.New(size)}
+}
+
+// PEM reads a PEM certificate (chain) and its PEM key, as a kubernetes.io/tls
+// Secret holds them. Errors never quote the input.
+func (cc *ClientCerts) PEM(certPEM, keyPEM []byte) (*ClientCert, error) {
+	return cc.parseOnce(func() (tls.Certificate, error) {
 		c, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return c, errors.New("not a PEM certificate with its matching PEM private key")
@@ -37,10 +53,10 @@ func ParseClientCertPEM(certPEM, keyPEM []byte) (*ClientCert, error) {
 	}, []byte("pem"), certPEM, keyPEM)
 }
 
-// ParseClientCertPKCS12 reads a PKCS#12 bundle (as IAS hands out for a system
-// administrator) with its password. Errors never quote the input.
-func ParseClientCertPKCS12(bundle []byte, password string) (*ClientCert, error) {
-	return parseOnce(func() (tls.Certificate, error) {
+// PKCS12 reads a PKCS#12 bundle (as IAS hands out for a system administrator)
+// with its password. Errors never quote the input.
+func (cc *ClientCerts) PKCS12(bundle []byte, password string) (*ClientCert, error) {
+	return cc.parseOnce(func() (tls.Certificate, error) {
 		key, leaf, chain, err := pkcs12.DecodeChain(bundle, password)
 		if err != nil {
 			return tls.Certificate{}, errors.New("not a PKCS#12 bundle with a certificate and private key that this password opens")
@@ -53,24 +69,16 @@ func ParseClientCertPKCS12(bundle []byte, password string) (*ClientCert, error) 
 	}, []byte("pkcs12"), bundle, []byte(password))
 }
 
-// parsedCerts holds the certificates parsed last, by the digest of what they
-// were parsed from. The credentials Secret is read on every reconcile of every
-// resource that uses it, and opening a PKCS#12 bundle derives its key from the
-// password each time, where hashing the input to find it again costs a small
-// part of that (make bench: BenchmarkParseClientCert). Each ProviderConfig has
-// one certificate, two around a renewal, so a small LRU holds them all.
-var parsedCerts = lru.New(64)
-
 // parseOnce parses with parse, unless the same input (raw) was parsed before.
 // A ClientCert is never changed once made, so one serves every caller.
-func parseOnce(parse func() (tls.Certificate, error), raw ...[]byte) (*ClientCert, error) {
+func (cc *ClientCerts) parseOnce(parse func() (tls.Certificate, error), raw ...[]byte) (*ClientCert, error) {
 	h := sha256.New()
 	for _, r := range raw {
 		h.Write(r)
 		h.Write([]byte{0})
 	}
 	digest := hex.EncodeToString(h.Sum(nil))
-	if c, ok := parsedCerts.Get(digest); ok {
+	if c, ok := cc.parsed.Get(digest); ok {
 		return c.(*ClientCert), nil //nolint:forcetypeassert // Only *ClientCert is added.
 	}
 	c, err := parse()
@@ -82,9 +90,9 @@ func parseOnce(parse func() (tls.Certificate, error), raw ...[]byte) (*ClientCer
 			return nil, errors.New("the certificate cannot be parsed")
 		}
 	}
-	cc := &ClientCert{Certificate: c, Subject: c.Leaf.Subject.String(), NotAfter: c.Leaf.NotAfter, digest: digest}
-	parsedCerts.Add(digest, cc)
-	return cc, nil
+	parsed := &ClientCert{Certificate: c, Subject: c.Leaf.Subject.String(), NotAfter: c.Leaf.NotAfter, digest: digest}
+	cc.parsed.Add(digest, parsed)
+	return parsed, nil
 }
 
 // CheckValidity refuses a certificate outside its validity period: IAS would

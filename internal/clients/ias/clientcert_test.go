@@ -27,28 +27,29 @@ func TestParseClientCertOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := ParseClientCertPKCS12(p12, "pw")
+	certs := NewClientCerts(64)
+	first, err := certs.PKCS12(p12, "pw")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, err := ParseClientCertPKCS12(p12, "pw"); err != nil || again != first {
+	if again, err := certs.PKCS12(p12, "pw"); err != nil || again != first {
 		t.Errorf("the same bundle parsed again: %p, %v; want the first %p", again, err, first)
 	}
-	if _, err := ParseClientCertPKCS12(p12, "wrong"); err == nil {
+	if _, err := certs.PKCS12(p12, "wrong"); err == nil {
 		t.Error("a wrong password opened the bundle parsed before")
 	}
-	pemOne, err := ParseClientCertPEM(one.CertPEM, one.KeyPEM)
+	pemOne, err := certs.PEM(one.CertPEM, one.KeyPEM)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pemTwo, err := ParseClientCertPEM(two.CertPEM, two.KeyPEM)
+	pemTwo, err := certs.PEM(two.CertPEM, two.KeyPEM)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pemOne.Subject != "CN=one" || pemTwo.Subject != "CN=two" || pemOne.digest == pemTwo.digest {
 		t.Errorf("two certificates: %q %q, digests equal %v", pemOne.Subject, pemTwo.Subject, pemOne.digest == pemTwo.digest)
 	}
-	if _, err := ParseClientCertPEM(one.CertPEM, two.KeyPEM); err == nil {
+	if _, err := certs.PEM(one.CertPEM, two.KeyPEM); err == nil {
 		t.Error("a certificate with another's key was accepted")
 	}
 }
@@ -69,11 +70,12 @@ func BenchmarkParseClientCert(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	certs := NewClientCerts(64)
 	b.Run("first", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			parsedCerts.Clear()
-			if _, err := ParseClientCertPKCS12(p12, "pw"); err != nil {
+			certs.parsed.Clear()
+			if _, err := certs.PKCS12(p12, "pw"); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -81,7 +83,7 @@ func BenchmarkParseClientCert(b *testing.B) {
 	b.Run("again", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := ParseClientCertPKCS12(p12, "pw"); err != nil {
+			if _, err := certs.PKCS12(p12, "pw"); err != nil {
 				b.Fatal(err)
 			}
 		}

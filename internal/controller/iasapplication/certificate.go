@@ -7,7 +7,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 )
 
 // CertificateWarning is how long before its client certificate expires a
@@ -19,7 +19,7 @@ const reasonCertificateExpiring event.Reason = "ClientCertificateExpiring"
 // reportCertificate puts the expiry of the client certificate a ProviderConfig
 // logs in with into the metrics and, from CertificateWarning before it, into
 // one Warning event a day on the ProviderConfig.
-func (c *connector) reportCertificate(cfg ias.Config, now time.Time) {
+func (c *connector) reportCertificate(cfg providerconfig.Resolved, now time.Time) {
 	pc := cfg.ProviderConfig
 	if pc == nil {
 		return

@@ -20,6 +20,7 @@ import (
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 )
 
 // tenantClients answers as TenantClients and Logons, through their function
@@ -96,7 +97,7 @@ func TestConnect(t *testing.T) {
 			}
 			log := &eventLog{}
 			c := &connector{shared: shared{kube: &test.MockClient{MockGet: tc.get}, recorder: log}, usage: usage, clients: pool.clients(), logons: pool.logons(),
-				told: newToldOnce(clock.RealClock{})}
+				providerConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(8)}, told: newToldOnce(clock.RealClock{})}
 			cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "kcp"}}
 			cr.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: apisv1alpha1.ClusterProviderConfigKind, Name: "default"})
 			_, err := c.Connect(context.Background(), cr)

@@ -19,6 +19,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
@@ -100,6 +101,8 @@ type connector struct {
 	usage   resource.ModernTracker
 	clients TenantClients
 	logons  Logons
+	// providerConfigs resolves the resource's ProviderConfig.
+	providerConfigs providerconfig.Resolver
 	// told remembers the rejections of a ProviderConfig's credentials told
 	// (one event per rejection, not one per resource) and the certificate
 	// expiry warnings (one a day per ProviderConfig and certificate).
@@ -110,7 +113,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 	if err := c.usage.Track(ctx, cr); err != nil {
 		return nil, fmt.Errorf(errTrackUsage, err)
 	}
-	cfg, err := ias.ConfigFor(ctx, c.kube, cr)
+	cfg, err := c.providerConfigs.Resolve(ctx, c.kube, cr)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +153,7 @@ func (e *external) checkCertsURL(cr *v1alpha1.IASApplication, ep ias.Endpoints) 
 
 // reportRejected tells the ProviderConfig, once per rejection, that IAS
 // rejected its credentials and that its resources make no call with them.
-func (c *connector) reportRejected(cfg ias.Config, at time.Time) {
+func (c *connector) reportRejected(cfg providerconfig.Resolved, at time.Time) {
 	pc := cfg.ProviderConfig
 	key := fmt.Sprintf("%T/%s/%s", pc, client.ObjectKeyFromObject(pc), at)
 	if !c.told.first("rejected/" + key) {

@@ -16,6 +16,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 )
 
 // A start observes every IASApplication once, and each observe reads its
@@ -28,9 +29,10 @@ import (
 // ClusterProviderConfig names. It reads them from the API server: the cache is
 // not filled yet. A tenant that no IASApplication uses costs one listing.
 type tenantLister struct {
-	reader   client.Reader
-	listings listingStarter
-	log      logging.Logger
+	reader          client.Reader
+	providerConfigs providerconfig.Resolver
+	listings        listingStarter
+	log             logging.Logger
 }
 
 // NeedLeaderElection: only the leader calls IAS.
@@ -55,7 +57,7 @@ func (l tenantLister) Start(ctx context.Context) error {
 		refs = append(refs, referring("", apisv1alpha1.ClusterProviderConfigKind, pc.Name))
 	}
 	for _, ref := range refs {
-		cfg, err := ias.ConfigFor(ctx, l.reader, ref)
+		cfg, err := l.providerConfigs.Resolve(ctx, l.reader, ref)
 		if err == nil {
 			err = l.listings.StartListing(cfg.Tenant)
 		}

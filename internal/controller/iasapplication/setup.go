@@ -61,10 +61,11 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 				secretCheck:   c.SecretCheck,
 				secretMetrics: c.SecretMetrics,
 			},
-			usage:   resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
-			clients: c.Inventories,
-			logons:  c.IAS,
-			told:    newToldOnce(clock.RealClock{}),
+			usage:           resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
+			clients:         c.Inventories,
+			logons:          c.IAS,
+			providerConfigs: c.ProviderConfigs,
+			told:            newToldOnce(clock.RealClock{}),
 		}),
 		// The external name is the IAS UUID, never metadata.name.
 		managed.WithInitializers(),
@@ -78,7 +79,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.IASApplicationGroupVersionKind), opts...)
 
-	if err := mgr.Add(tenantLister{reader: mgr.GetAPIReader(), listings: c.Inventories, log: o.Logger}); err != nil {
+	if err := mgr.Add(tenantLister{reader: mgr.GetAPIReader(), providerConfigs: c.ProviderConfigs, listings: c.Inventories, log: o.Logger}); err != nil {
 		return err
 	}
 	if err := reconciler.RecordStates(mgr, o, &v1alpha1.IASApplicationList{}); err != nil {

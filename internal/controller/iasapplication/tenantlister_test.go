@@ -18,6 +18,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
@@ -40,7 +41,7 @@ func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 	}
 	kube := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: "ias"},
-			Data: map[string][]byte{ias.KeyURL: []byte(sim.URL), ias.KeyUsername: []byte("admin"), ias.KeyPassword: []byte("admin-password")}},
+			Data: map[string][]byte{providerconfig.KeyURL: []byte(sim.URL), providerconfig.KeyUsername: []byte("admin"), providerconfig.KeyPassword: []byte("admin-password")}},
 		&apisv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"},
 			Spec: apisv1alpha1.ClusterProviderConfigSpec{Credentials: apisv1alpha1.ClusterCredentials{
 				SecretRef: xpv2.SecretReference{Namespace: "crossplane-system", Name: "ias"}}}},
@@ -51,7 +52,7 @@ func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 	).Build()
 	pool := inventory.New(ias.NewPool(ias.PoolOptions{}), nil)
 
-	if err := (tenantLister{reader: kube, listings: pool, log: logging.NewNopLogger()}).Start(context.Background()); err != nil {
+	if err := (tenantLister{reader: kube, providerConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(8)}, listings: pool, log: logging.NewNopLogger()}).Start(context.Background()); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	released := make(chan struct{})

@@ -1,10 +1,11 @@
-package ias
+package providerconfig
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
 )
 
@@ -54,8 +55,8 @@ func TestLogon(t *testing.T) {
 			for k, v := range tc.data {
 				data[k] = []byte(v)
 			}
-			var tn Tenant
-			err := logon(&tn, data, secret, now)
+			var tn ias.Tenant
+			err := Resolver{Certs: ias.NewClientCerts(8)}.logon(&tn, data, secret, now)
 			switch tc.want {
 			case "password":
 				if err != nil || tn.Username != "admin" || tn.ClientCert != nil {

@@ -1,10 +1,13 @@
-package ias
+// Package providerconfig resolves the (Cluster)ProviderConfig a managed
+// resource references, with its credentials and CA bundle Secrets, into the
+// IAS tenant that package ias calls: the controller side of a logon, as
+// crossplane/provider-template resolves its ProviderConfig in Connect.
+package providerconfig
 
 import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -15,7 +18,7 @@ import (
 	kclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/loopback"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 )
 
 // Keys of the credentials Secret: url, and either username and password or a
@@ -36,21 +39,26 @@ const (
 	DefaultBurst = 10
 )
 
-// Config is what a ProviderConfig or ClusterProviderConfig resolves to.
-type Config struct {
-	Tenant        Tenant
+// Resolved is what a ProviderConfig or ClusterProviderConfig resolves to.
+type Resolved struct {
+	Tenant        ias.Tenant
 	GlobalAccount string
 	// ProviderConfig is the object it came from, for events.
 	ProviderConfig kclient.Object
 }
 
-// ConfigFor resolves the (Cluster)ProviderConfig a managed resource references
-// into a validated tenant. Its errors name the object and key at fault and never
-// carry a credential.
-func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManaged) (Config, error) {
+// Resolver resolves ProviderConfigs; its certificates parsed once each.
+type Resolver struct {
+	Certs *ias.ClientCerts
+}
+
+// Resolve resolves the (Cluster)ProviderConfig a managed resource references,
+// read with kube, into a validated tenant. Its errors name the object and key
+// at fault and never carry a credential.
+func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.ModernManaged) (Resolved, error) {
 	ref := mg.GetProviderConfigReference()
 	if ref == nil || ref.Name == "" {
-		return Config{}, fmt.Errorf("no providerConfigRef is set")
+		return Resolved{}, fmt.Errorf("no providerConfigRef is set")
 	}
 	var (
 		secret   types.NamespacedName
@@ -65,7 +73,7 @@ func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManag
 		pc := &v1alpha1.ProviderConfig{}
 		what = fmt.Sprintf("ProviderConfig %s/%s", mg.GetNamespace(), ref.Name)
 		if err := kube.Get(ctx, types.NamespacedName{Namespace: mg.GetNamespace(), Name: ref.Name}, pc); err != nil {
-			return Config{}, getError(what, err)
+			return Resolved{}, getError(what, err)
 		}
 		secret = types.NamespacedName{Namespace: pc.Namespace, Name: pc.Spec.Credentials.SecretRef.Name}
 		if r := pc.Spec.CABundleSecretRef; r != nil {
@@ -76,7 +84,7 @@ func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManag
 		pc := &v1alpha1.ClusterProviderConfig{}
 		what = "ClusterProviderConfig " + ref.Name
 		if err := kube.Get(ctx, types.NamespacedName{Name: ref.Name}, pc); err != nil {
-			return Config{}, getError(what, err)
+			return Resolved{}, getError(what, err)
 		}
 		secret = types.NamespacedName{Namespace: pc.Spec.Credentials.SecretRef.Namespace, Name: pc.Spec.Credentials.SecretRef.Name}
 		if r := pc.Spec.CABundleSecretRef; r != nil {
@@ -84,30 +92,30 @@ func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManag
 		}
 		settings, from = pc.Spec.TenantSettings, pc
 	default:
-		return Config{}, fmt.Errorf("providerConfigRef kind %q is not ProviderConfig or ClusterProviderConfig", ref.Kind)
+		return Resolved{}, fmt.Errorf("providerConfigRef kind %q is not ProviderConfig or ClusterProviderConfig", ref.Kind)
 	}
 
 	data, err := secretData(ctx, kube, what, "credentials", secret)
 	if err != nil {
-		return Config{}, err
+		return Resolved{}, err
 	}
-	t := Tenant{QPS: DefaultQPS, Burst: DefaultBurst, URL: strings.TrimSpace(string(data[KeyURL]))}
+	t := ias.Tenant{QPS: DefaultQPS, Burst: DefaultBurst, URL: strings.TrimSpace(string(data[KeyURL]))}
 	if t.URL == "" {
-		return Config{}, fmt.Errorf("credentials Secret %s of %s has no key %q", secret, what, KeyURL)
+		return Resolved{}, fmt.Errorf("credentials Secret %s of %s has no key %q", secret, what, KeyURL)
 	}
-	if err := logon(&t, data, fmt.Sprintf("credentials Secret %s of %s", secret, what), time.Now()); err != nil {
-		return Config{}, err
+	if err := r.logon(&t, data, fmt.Sprintf("credentials Secret %s of %s", secret, what), time.Now()); err != nil {
+		return Resolved{}, err
 	}
-	if t.URL, err = ValidateURL(t.URL); err != nil {
-		return Config{}, fmt.Errorf("key url of credentials Secret %s of %s: %w", secret, what, err)
+	if t.URL, err = ias.ValidateURL(t.URL); err != nil {
+		return Resolved{}, fmt.Errorf("key url of credentials Secret %s of %s: %w", secret, what, err)
 	}
 	if ca != nil {
 		cd, err := secretData(ctx, kube, what, "CA bundle", *ca)
 		if err != nil {
-			return Config{}, err
+			return Resolved{}, err
 		}
 		if len(cd[caKey]) == 0 {
-			return Config{}, fmt.Errorf("CA bundle Secret %s of %s has no key %q", *ca, what, caKey)
+			return Resolved{}, fmt.Errorf("CA bundle Secret %s of %s has no key %q", *ca, what, caKey)
 		}
 		t.CABundle = cd[caKey]
 	}
@@ -119,13 +127,13 @@ func ConfigFor(ctx context.Context, kube kclient.Reader, mg resource.ModernManag
 			t.Burst = int(rl.Burst)
 		}
 	}
-	return Config{Tenant: t, GlobalAccount: settings.GlobalAccount, ProviderConfig: from}, nil
+	return Resolved{Tenant: t, GlobalAccount: settings.GlobalAccount, ProviderConfig: from}, nil
 }
 
 // logon reads how to log on to IAS from the credentials Secret's data: a
 // technical user's username and password, or a client certificate. Errors name
 // the Secret and its keys, never a value.
-func logon(t *Tenant, data map[string][]byte, secret string, now time.Time) error {
+func (r Resolver) logon(t *ias.Tenant, data map[string][]byte, secret string, now time.Time) error {
 	has := func(k string) bool { return len(bytes.TrimSpace(data[k])) > 0 }
 	password := has(KeyUsername) || has(KeyPassword)
 	pem, p12 := has(KeyTLSCert) || has(KeyTLSKey), has(KeyPKCS12)
@@ -148,13 +156,13 @@ func logon(t *Tenant, data map[string][]byte, secret string, now time.Time) erro
 				return fmt.Errorf("%s has no key %q (a certificate logon needs tls.crt and tls.key)", secret, key)
 			}
 		}
-		c, err := ParseClientCertPEM(data[KeyTLSCert], data[KeyTLSKey])
+		c, err := r.Certs.PEM(data[KeyTLSCert], data[KeyTLSKey])
 		if err != nil {
 			return fmt.Errorf("keys tls.crt and tls.key of %s: %w", secret, err)
 		}
 		t.ClientCert = c
 	case p12:
-		c, err := ParseClientCertPKCS12(data[KeyPKCS12], string(data[KeyPKCS12Password]))
+		c, err := r.Certs.PKCS12(data[KeyPKCS12], string(data[KeyPKCS12Password]))
 		if err != nil {
 			return fmt.Errorf("keys pkcs12 and pkcs12Password of %s: %w", secret, err)
 		}
@@ -196,28 +204,3 @@ func secretData(ctx context.Context, kube kclient.Reader, what, role string, nn 
 	return s.Data, nil
 }
 
-// ValidateURL checks a tenant URL: https, or http to a loopback host only; no
-// user info, path, query or fragment. It returns the URL without a trailing slash.
-// Its errors do not repeat the value, which may hold a mistyped credential.
-func ValidateURL(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || u.Opaque != "" {
-		return "", fmt.Errorf("not a valid URL: it must look like https://<tenant>.accounts.ondemand.com")
-	}
-	if u.User != nil {
-		return "", fmt.Errorf("the URL must not carry credentials; put them under username and password")
-	}
-	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("the URL must be the tenant's base URL, without path, query or fragment")
-	}
-	switch u.Scheme {
-	case "https":
-	case "http":
-		if !loopback.Host(u.Hostname()) {
-			return "", fmt.Errorf("http is allowed only to a loopback host; %s needs https", u.Hostname())
-		}
-	default:
-		return "", fmt.Errorf("scheme %q is not supported; use https", u.Scheme)
-	}
-	return u.Scheme + "://" + u.Host, nil
-}
