@@ -7,9 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/config"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 )
@@ -29,7 +29,7 @@ type Configs struct {
 func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Configs) error {
 	o.Gate = new(gate.Gate[schema.GroupVersionKind])
 	for _, setup := range []func() error{
-		func() error { return config.SetupGated(mgr, o) },
+		func() error { return providerconfig.SetupGated(mgr, o) },
 		func() error { return iasapplication.SetupGated(mgr, o, c.IASApplication) },
 		func() error { return runtimesecret.SetupGated(mgr, o, c.RuntimeSecret) },
 		func() error { return kymabridge.SetupGated(mgr, o, c.KymaBridge) },

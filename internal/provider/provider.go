@@ -124,7 +124,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 			runtimesecret.Targets{Reader: mgr.GetClient()})
 	}
 	configs := eacontroller.Configs{
-		IASApplication: iasapplication.Config{IAS: pool, Inventories: inventory.New(pool, inventory.NewMetrics(p.Metrics)),
+		IASApplication: iasapplication.Config{Logons: pool, TenantClients: inventory.New(pool, inventory.NewMetrics(p.Metrics)),
 			ProviderConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(clientCerts)},
 			ListSettle:      s.IASListSettle, InventoryAge: d.inventoryAge, SecretCheck: s.IASSecretCheck,
 			SecretMetrics: secretmetrics.New(p.Metrics)}.Defaulted(),

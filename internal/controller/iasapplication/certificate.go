@@ -14,8 +14,6 @@ import (
 // ProviderConfig gets a daily Warning event.
 const CertificateWarning = 30 * 24 * time.Hour
 
-const reasonCertificateExpiring event.Reason = "ClientCertificateExpiring"
-
 // reportCertificate puts the expiry of the client certificate a ProviderConfig
 // logs in with into the metrics and, from CertificateWarning before it, into
 // one Warning event a day on the ProviderConfig.
@@ -42,7 +40,7 @@ func (c *connector) reportCertificate(cfg providerconfig.Resolved, now time.Time
 	if !c.told.first("certificate/" + key) {
 		return
 	}
-	c.recorder.Event(pc, event.Warning(reasonCertificateExpiring, fmt.Errorf(
+	c.recorder.Event(pc, event.Warning(eventCertificateExpiring, fmt.Errorf(
 		"the client certificate (%s) that logs in to IAS tenant %s expires at %s, in %d days: put a renewed one in the credentials Secret; it is used at the next call, without a restart",
 		cert.Subject, cfg.Tenant.URL, cert.NotAfter.UTC().Format(time.RFC3339), int(left.Hours()/24))))
 }

@@ -12,11 +12,12 @@ import (
 // Config is what the IASApplication controller is set up with beyond what all
 // controllers share; package provider builds it from the settings.
 type Config struct {
-	// IAS hands out the tenants' clients and knows which credentials IAS
-	// rejected.
-	IAS *ias.Pool
-	// Inventories lists each tenant's apps for the polls, over IAS's clients.
-	Inventories *inventory.Tenants
+	// Logons knows which credentials IAS rejected and recalls failures into
+	// the tenants' circuits (the IAS pool).
+	Logons *ias.Pool
+	// TenantClients hands out each tenant's client, whose polls read one
+	// listing of the tenant's apps (the inventories over the IAS pool).
+	TenantClients *inventory.Tenants
 	// ListSettle bounds how long IAS's lists may lag behind a create.
 	ListSettle time.Duration
 	// InventoryAge is how old the tenant listing that polls read may be.

@@ -81,7 +81,7 @@ func TestConnect(t *testing.T) {
 		"CredentialsRejected": {
 			get:     config,
 			pool:    &tenantClients{client: &fakeIAS{}, rejected: true},
-			events:  []string{string(reasonRejected)},
+			events:  []string{string(eventRejected)},
 			wantURL: "https://t.accounts.ondemand.com",
 		},
 	}
@@ -96,7 +96,7 @@ func TestConnect(t *testing.T) {
 				pool = &tenantClients{}
 			}
 			log := &eventLog{}
-			c := &connector{shared: shared{kube: &test.MockClient{MockGet: tc.get}, recorder: log}, usage: usage, clients: pool.clients(), logons: pool.logons(),
+			c := &connector{shared: shared{kube: &test.MockClient{MockGet: tc.get}, recorder: log}, usage: usage, tenantClients: pool.clients(), logons: pool.logons(),
 				providerConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(8)}, told: newToldOnce(clock.RealClock{})}
 			cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "kcp"}}
 			cr.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: apisv1alpha1.ClusterProviderConfigKind, Name: "default"})

@@ -20,10 +20,6 @@ import (
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 )
 
-// ReasonWaitingForRuntimeSecrets is the Ready condition's reason while an app's deletion
-// waits for the RuntimeSecrets that carry its credentials to runtimes.
-const ReasonWaitingForRuntimeSecrets xpv2.ConditionReason = "WaitingForRuntimeSecrets"
-
 // quietHold is how long a deletion held only for RuntimeSecrets that are
 // themselves being deleted waits before its condition says so.
 const quietHold = 30 * time.Second

@@ -24,27 +24,9 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
-// Event reasons of this controller, beyond crossplane-runtime's.
-const (
-	reasonAdopted          event.Reason = "AdoptedExternalResource"
-	reasonNewSecret        event.Reason = "PublishedNewClientSecret"
-	reasonRetiringSecret   event.Reason = "RetiringClientSecret"
-	reasonRotationWaits    event.Reason = "RotationWaits"
-	reasonDeletedSecret    event.Reason = "DeletedStaleClientSecret"
-	reasonDeletedDuplicate event.Reason = "DeletedDuplicateApplication"
-	reasonRejected         event.Reason = "CredentialsRejected"
-	reasonCertsURL         event.Reason = "CertsURLNotUnderIssuer"
-)
-
 // TypeCertsURL is the condition that says whether the tenant's certs URL is
 // <issuer>/oauth2/certs, as the eventing manager on each runtime needs it.
 const TypeCertsURL xpv2.ConditionType = "CertsURLFitsIssuer"
-
-// Reasons of the TypeCertsURL condition.
-const (
-	ReasonFitsIssuer     xpv2.ConditionReason = "FitsIssuer"
-	ReasonNotUnderIssuer xpv2.ConditionReason = "NotUnderIssuer"
-)
 
 // shared is what the connector hands to every external client it makes.
 type shared struct {
@@ -98,9 +80,9 @@ func (fn LogonsFn) Recall(ias.Tenant, breaker.Failure) {}
 
 type connector struct {
 	shared
-	usage   resource.ModernTracker
-	clients TenantClients
-	logons  Logons
+	usage         resource.ModernTracker
+	tenantClients TenantClients
+	logons        Logons
 	// providerConfigs resolves the resource's ProviderConfig.
 	providerConfigs providerconfig.Resolver
 	// told remembers the rejections of a ProviderConfig's credentials told
@@ -117,7 +99,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 	if err != nil {
 		return nil, err
 	}
-	cl, err := c.clients.Client(cfg.Tenant)
+	cl, err := c.tenantClients.Client(cfg.Tenant)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +124,7 @@ func (e *external) checkCertsURL(cr *v1alpha1.IASApplication, ep ias.Endpoints) 
 		msg := fmt.Sprintf("The tenant's jwks_uri %s is not its issuer %q plus /oauth2/certs: Kyma's eventing manager derives the issuer from certs_url, so the runtime's APIRules would reject every token. Use the tenant's default domain as the ProviderConfig's url (a custom domain's well-known document names other URLs)", ep.CertsURL, ep.Issuer)
 		c.Status, c.Reason, c.Message = corev1.ConditionFalse, ReasonNotUnderIssuer, msg
 		if old.Status != corev1.ConditionFalse {
-			e.recorder.Event(cr, event.Warning(reasonCertsURL, errors.New(msg)))
+			e.recorder.Event(cr, event.Warning(eventCertsURL, errors.New(msg)))
 		}
 	}
 	if old.Status == c.Status && old.Message == c.Message {
@@ -159,7 +141,7 @@ func (c *connector) reportRejected(cfg providerconfig.Resolved, at time.Time) {
 	if !c.told.first("rejected/" + key) {
 		return
 	}
-	c.recorder.Event(pc, event.Warning(reasonRejected, fmt.Errorf(
+	c.recorder.Event(pc, event.Warning(eventRejected, fmt.Errorf(
 		"IAS tenant %s rejected the credentials (401 or 403) at %s: every resource using this config stops calling IAS with them, since IAS locks a user after a few failed logons; fix the username and password in the credentials Secret (a change is used at once) or wait for the next single probe",
 		cfg.Tenant.URL, at.UTC().Format(time.RFC3339))))
 }
@@ -197,7 +179,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	}
 	if adopted {
 		meta.SetExternalName(cr, app.ID)
-		e.recorder.Event(cr, event.Normal(reasonAdopted, fmt.Sprintf("Adopted the existing IAS application %s named %q", app.ID, app.Name)))
+		e.recorder.Event(cr, event.Normal(eventAdopted, fmt.Sprintf("Adopted the existing IAS application %s named %q", app.ID, app.Name)))
 	}
 	if meta.WasDeleted(cr) {
 		// Only existence matters now: its secrets go with it.

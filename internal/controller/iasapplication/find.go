@@ -148,7 +148,7 @@ func (e *external) deleteDuplicates(ctx context.Context, cr *v1alpha1.IASApplica
 		if err := e.ias.DeleteApplication(ctx, a.ID); err != nil && !ias.IsNotFound(err) {
 			return fmt.Errorf(errDeleteDuplicate, a.ID, a.Name, err)
 		}
-		e.recorder.Event(cr, event.Normal(reasonDeletedDuplicate, fmt.Sprintf(
+		e.recorder.Event(cr, event.Normal(eventDeletedDuplicate, fmt.Sprintf(
 			"Deleted IAS application %s, a second application named %q that this provider created when IAS did not answer a create; application %s is kept",
 			a.ID, a.Name, keep.ID)))
 	}

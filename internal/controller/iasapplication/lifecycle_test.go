@@ -163,7 +163,7 @@ func TestObserve(t *testing.T) {
 		"no UUID, one app by name: adopted": {
 			w:      world{cr: newCR(), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
 			exists: true, upToDate: true, lateInit: true, ready: corev1.ConditionTrue, externalName: appID,
-			events: []string{string(reasonAdopted)},
+			events: []string{string(eventAdopted)},
 		},
 		"no UUID, no app, no create sent: create": {
 			w: world{cr: newCR(), ias: &fakeIAS{}},
@@ -178,20 +178,20 @@ func TestObserve(t *testing.T) {
 		"create without answer, app listed: adopted": {
 			w:      world{cr: newCR(createdAgo(10 * time.Second)), ias: oneApp()},
 			exists: true, lateInit: true, ready: corev1.ConditionFalse, externalName: appID,
-			events: []string{string(reasonAdopted)},
+			events: []string{string(eventAdopted)},
 		},
 		"two apps of ours, none published: the oldest kept, the other deleted": {
 			w: world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{
 				ourApp("new", at.Add(-time.Minute)), ourApp(appID, at.Add(-time.Hour))}}},
 			exists: true, lateInit: true, ready: corev1.ConditionFalse, externalName: appID,
-			calls: []string{"delete app new"}, events: []string{string(reasonDeletedDuplicate), string(reasonAdopted)},
+			calls: []string{"delete app new"}, events: []string{string(eventDeletedDuplicate), string(eventAdopted)},
 		},
 		"two apps of ours, the newer published: the newer kept": {
 			w: world{cr: newCR(), conn: conn("abcd"), ias: &fakeIAS{apps: []ias.Application{
 				ourApp("old", at.Add(-time.Hour)), ourApp(appID, at.Add(-time.Minute))},
 				secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
 			exists: true, upToDate: true, lateInit: true, ready: corev1.ConditionTrue, externalName: appID,
-			calls: []string{"delete app old"}, events: []string{string(reasonDeletedDuplicate), string(reasonAdopted)},
+			calls: []string{"delete app old"}, events: []string{string(eventDeletedDuplicate), string(eventAdopted)},
 		},
 		"an app of ours and a namesake without the marker: error, nothing deleted": {
 			w: world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{
@@ -204,7 +204,7 @@ func TestObserve(t *testing.T) {
 			}), conn: conn("abcd"), ias: &fakeIAS{apps: []ias.Application{ourApp("late", at.Add(-6*time.Minute)), ourApp(appID, at.Add(-5*time.Minute))},
 				secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
 			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID,
-			calls: []string{"delete app late"}, events: []string{string(reasonDeletedDuplicate)},
+			calls: []string{"delete app late"}, events: []string{string(eventDeletedDuplicate)},
 		},
 		"known UUID gone from IAS: looked up by name, none: create": {
 			w: world{cr: newCR(withExternalName("22222222-2222-2222-2222-222222222222")), ias: &fakeIAS{}},
@@ -332,20 +332,20 @@ func TestUpdate(t *testing.T) {
 		"connection Secret lost: a new secret published, the old one retiring, Ready at once": {
 			w:         world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), ias: oneApp(ourSecret("s1", "abcd"))},
 			calls:     []string{"create secret sec-1"},
-			events:    []string{string(reasonNewSecret), string(reasonRetiringSecret)},
+			events:    []string{string(eventNewSecret), string(eventRetiringSecret)},
 			published: true, ready: corev1.ConditionTrue, retiring: 1,
 		},
 		"connection Secret lost with two of ours: the last published kept, the other deleted first": {
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)),
 				ias: oneApp(ourSecret("s1", "abcd"), ourSecret("s2", "efgh"))},
 			calls:     []string{"delete secret s2", "create secret sec-1"},
-			events:    []string{string(reasonDeletedSecret), string(reasonNewSecret), string(reasonRetiringSecret)},
+			events:    []string{string(eventDeletedSecret), string(eventNewSecret), string(eventRetiringSecret)},
 			published: true, ready: corev1.ConditionTrue, retiring: 1,
 		},
 		"rotation due: a new secret published, the old one kept": {
 			w:         world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s1", time.Hour)), ias: oneApp(expiring("s1", "abcd", 30*time.Minute)), conn: conn("abcd")},
 			calls:     []string{"create secret sec-1"},
-			events:    []string{string(reasonNewSecret), string(reasonRetiringSecret)},
+			events:    []string{string(eventNewSecret), string(eventRetiringSecret)},
 			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0",
 		},
 		"rotation due but IAS refuses the new secret: a condition, a Warning event, counted as failed": {
@@ -361,19 +361,19 @@ func TestUpdate(t *testing.T) {
 		"rotation due while an older secret still retires: waits, no third secret": {
 			w: world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s2", 5*time.Minute)),
 				ias: oneApp(ourSecret("s1", "old1"), expiring("s2", "abcd", 30*time.Minute)), conn: conn("abcd")},
-			events: []string{string(reasonRotationWaits)}, retiring: 1, rotated: corev1.ConditionFalse, rotations: "0 0",
+			events: []string{string(eventRotationWaits)}, retiring: 1, rotated: corev1.ConditionFalse, rotations: "0 0",
 		},
 		"retired secret due: deleted": {
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)),
 				ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")), conn: conn("abcd")},
 			calls:  []string{"delete secret s1"},
-			events: []string{string(reasonDeletedSecret)},
+			events: []string{string(eventDeletedSecret)},
 		},
 		"due retirement makes room for a due rotation": {
 			w: world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s2", 20*time.Minute)),
 				ias: oneApp(ourSecret("s1", "old1"), expiring("s2", "abcd", 30*time.Minute)), conn: conn("abcd")},
 			calls:     []string{"delete secret s1", "create secret sec-1"},
-			events:    []string{string(reasonDeletedSecret), string(reasonNewSecret), string(reasonRetiringSecret)},
+			events:    []string{string(eventDeletedSecret), string(eventNewSecret), string(eventRetiringSecret)},
 			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0",
 		},
 		"a runtime still on the older secret: nothing deleted": {

@@ -20,14 +20,6 @@ import (
 // that expires unrotated breaks event delivery on every runtime using it.
 const TypeRotation xpv2.ConditionType = "SecretRotated"
 
-const (
-	reasonRotated        xpv2.ConditionReason = "Rotated"
-	reasonRotationFailed xpv2.ConditionReason = "RotationFailed"
-	reasonRotationWait   xpv2.ConditionReason = "RotationWaits"
-
-	eventRotationFailed event.Reason = "RotationFailed"
-)
-
 // rotate replaces a secret due for rotation (st.rotate says why) and records
 // the outcome: the SecretRotated condition, a Warning event on failure, and the
 // rotation metrics. A rotation that waits for an older secret to retire is
@@ -42,7 +34,7 @@ func (e *external) rotate(ctx context.Context, cr *v1alpha1.IASApplication, app 
 		e.recorder.Event(cr, event.Warning(eventRotationFailed, errors.New(msg)))
 		e.secretMetrics.Rotated(err)
 	case cd == nil:
-		c.Status, c.Reason, c.Message = corev1.ConditionFalse, reasonRotationWait,
+		c.Status, c.Reason, c.Message = corev1.ConditionFalse, reasonRotationWaits,
 			fmt.Sprintf("Rotation waits: %s, but an older secret is still retiring", st.rotate)
 	default:
 		c.Status, c.Reason = corev1.ConditionTrue, reasonRotated

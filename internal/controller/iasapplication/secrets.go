@@ -237,7 +237,7 @@ func retireAfter(cr *v1alpha1.IASApplication) time.Duration {
 func (e *external) replaceSecret(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, st *secretState) (managed.ConnectionDetails, error) {
 	if len(st.ours) >= maxSecrets {
 		if st.cur != nil {
-			e.recorder.Event(cr, event.Normal(reasonRotationWaits, fmt.Sprintf(
+			e.recorder.Event(cr, event.Normal(eventRotationWaits, fmt.Sprintf(
 				"Rotation waits: %s, but an older secret is still retiring and an application holds at most %d secrets of this provider", st.rotate, maxSecrets)))
 			return nil, nil
 		}
@@ -266,7 +266,7 @@ func (e *external) replaceSecret(ctx context.Context, cr *v1alpha1.IASApplicatio
 		for _, o := range st.ours {
 			hints = append(hints, o.Hint+"…")
 		}
-		e.recorder.Event(cr, event.Normal(reasonRetiringSecret, fmt.Sprintf(
+		e.recorder.Event(cr, event.Normal(eventRetiringSecret, fmt.Sprintf(
 			"Retiring client secret %s: it is deleted in IAS once every RuntimeSecret using this application carries the new one, and not before %s",
 			strings.Join(hints, ", "), at.SecretPublishedAt.Add(retireAfter(cr)).UTC().Format(time.RFC3339))))
 	}
@@ -298,7 +298,7 @@ func (e *external) deleteSecret(ctx context.Context, cr *v1alpha1.IASApplication
 	if err := e.ias.DeleteAPISecret(ctx, appID, s.ID); err != nil && !ias.IsNotFound(err) {
 		return err
 	}
-	e.recorder.Event(cr, event.Normal(reasonDeletedSecret, fmt.Sprintf("Deleted the older client secret %s… (id %s) %s", s.Hint, s.ID, why)))
+	e.recorder.Event(cr, event.Normal(eventDeletedSecret, fmt.Sprintf("Deleted the older client secret %s… (id %s) %s", s.Hint, s.ID, why)))
 	return nil
 }
 
@@ -324,7 +324,7 @@ func (e *external) newSecret(ctx context.Context, cr *v1alpha1.IASApplication, a
 	if s.ValidTo != nil {
 		at.SecretValidTo = &metav1.Time{Time: *s.ValidTo}
 	}
-	e.recorder.Event(cr, event.Normal(reasonNewSecret, fmt.Sprintf("Created client secret %s… for IAS application %s and published it", s.Hint, app.ID)))
+	e.recorder.Event(cr, event.Normal(eventNewSecret, fmt.Sprintf("Created client secret %s… for IAS application %s and published it", s.Hint, app.ID)))
 	return details(s.ClientID, s.Value, endpoints), nil
 }
 

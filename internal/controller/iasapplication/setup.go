@@ -62,8 +62,8 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 				secretMetrics: c.SecretMetrics,
 			},
 			usage:           resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
-			clients:         c.Inventories,
-			logons:          c.IAS,
+			tenantClients:   c.TenantClients,
+			logons:          c.Logons,
 			providerConfigs: c.ProviderConfigs,
 			told:            newToldOnce(clock.RealClock{}),
 		}),
@@ -79,7 +79,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.IASApplicationGroupVersionKind), opts...)
 
-	if err := mgr.Add(tenantLister{reader: mgr.GetAPIReader(), providerConfigs: c.ProviderConfigs, listings: c.Inventories, log: o.Logger}); err != nil {
+	if err := mgr.Add(tenantLister{reader: mgr.GetAPIReader(), providerConfigs: c.ProviderConfigs, listings: c.TenantClients, log: o.Logger}); err != nil {
 		return err
 	}
 	if err := reconciler.RecordStates(mgr, o, &v1alpha1.IASApplicationList{}); err != nil {
@@ -92,7 +92,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		Named(name).
 		WithOptions(reconciler.ControllerOptions(o.Options)).
 		WithEventFilter(resource.DesiredStateChanged()).
-		Watches(&v1alpha1.IASApplication{}, &enqueueWhenListed{listings: c.Inventories}).
+		Watches(&v1alpha1.IASApplication{}, &enqueueWhenListed{listings: c.TenantClients}).
 		Watches(&runtimev1alpha1.RuntimeSecret{}, WakeOnUserDeletion(mgr.GetClient())).
 		Complete(reconciler.PollsLast(HoldDeletion(r, mgr.GetClient(), o.PollInterval), o.Polls))
 }

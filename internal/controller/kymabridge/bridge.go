@@ -8,24 +8,17 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
-)
-
-// Event reasons on the Kyma CR.
-const (
-	reasonDefinitionMissing = "EventingAuthDefinitionMissing"
-	reasonCannotApply       = "CannotApplyEventingAuth"
 )
 
 const fieldOwner = "provider-eventing-auth/kyma-bridge"
@@ -45,7 +38,7 @@ func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	kyma := &metav1.PartialObjectMetadata{}
 	kyma.SetGroupVersionKind(kinds.Kyma)
-	r := &bridge{kube: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("kyma-bridge"), log: o.Logger, c: c}
+	r := &bridge{kube: mgr.GetClient(), recorder: event.NewAPIRecorder(mgr.GetEventRecorderFor("kyma-bridge")), log: o.Logger, c: c}
 	// The resyncs go last: a new Kyma CR never waits behind the re-applies of
 	// all the others, which fall due together after a bulk creation.
 	return ctrl.NewControllerManagedBy(mgr).
@@ -57,7 +50,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 
 type bridge struct {
 	kube     client.Client
-	recorder record.EventRecorder
+	recorder event.Recorder
 	log      logging.Logger
 	c        Config
 }
@@ -79,12 +72,12 @@ func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 	err := r.kube.Apply(ctx, client.ApplyConfigurationFromUnstructured(want), client.FieldOwner(fieldOwner), client.ForceOwnership)
 	switch {
 	case meta.IsNoMatchError(err) || kerrors.IsNotFound(err) && isMissingKind(err):
-		r.recorder.Event(kyma, corev1.EventTypeWarning, reasonDefinitionMissing,
-			fmt.Sprintf("Cannot create EventingAuth %s/%s: the kind %s is not installed; install the configuration-eventing-auth package (its XRD). Retrying every %s.",
-				kyma.GetNamespace(), kyma.GetName(), kinds.EventingAuth.GroupKind(), r.c.Retry))
+		r.recorder.Event(kyma, event.Warning(eventDefinitionMissing,
+			fmt.Errorf("Cannot create EventingAuth %s/%s: the kind %s is not installed; install the configuration-eventing-auth package (its XRD). Retrying every %s.",
+				kyma.GetNamespace(), kyma.GetName(), kinds.EventingAuth.GroupKind(), r.c.Retry)))
 		return ctrl.Result{RequeueAfter: r.c.Retry}, nil
 	case err != nil:
-		r.recorder.Event(kyma, corev1.EventTypeWarning, reasonCannotApply, fmt.Sprintf("Cannot create or update EventingAuth %s/%s: %v", kyma.GetNamespace(), kyma.GetName(), err))
+		r.recorder.Event(kyma, event.Warning(eventCannotApply, fmt.Errorf("Cannot create or update EventingAuth %s/%s: %w", kyma.GetNamespace(), kyma.GetName(), err)))
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: r.c.Resync}, nil

@@ -1,7 +1,9 @@
-// Package providerconfig resolves the (Cluster)ProviderConfig a managed
-// resource references, with its credentials and CA bundle Secrets, into the
-// IAS tenant that package ias calls: the controller side of a logon, as
-// crossplane/provider-template resolves its ProviderConfig in Connect.
+// Package providerconfig is the provider's side of ProviderConfigs and
+// ClusterProviderConfigs: resolving the one a managed resource references,
+// with its credentials and CA bundle Secrets, into the IAS tenant package ias
+// calls (here; in Connect, as crossplane/provider-template resolves its
+// ProviderConfig), and counting their users so that one in use cannot be
+// deleted (usage.go).
 package providerconfig
 
 import (
@@ -203,4 +205,3 @@ func secretData(ctx context.Context, kube kclient.Reader, what, role string, nn 
 	}
 	return s.Data, nil
 }
-

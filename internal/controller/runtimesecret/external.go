@@ -29,15 +29,6 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 )
 
-// Event reasons of this controller, beyond crossplane-runtime's.
-const (
-	reasonRuntimeGone       event.Reason = "RuntimeGone"
-	reasonLeftUnmanaged     event.Reason = "LeftUnmanagedSecret"
-	reasonReplacedWrongType event.Reason = "ReplacedSecretOfWrongType"
-	reasonGaveUpOnRuntime   event.Reason = "DeletedWhileRuntimeUnreachable"
-	reasonSecretFought      event.Reason = "SecretFought"
-)
-
 // fieldManager names the provider's writes in a Secret's managedFields, so
 // that a fight's Warning can name the other writer.
 const fieldManager = "provider-eventing-auth"
@@ -45,9 +36,6 @@ const fieldManager = "provider-eventing-auth"
 // DefaultUnreachableDeletion is how long a deletion waits for a runtime that
 // does not answer before it completes without removing the runtime's Secret.
 const DefaultUnreachableDeletion = time.Hour
-
-// reasonWaiting is the Ready condition's reason while a prerequisite is missing.
-const reasonWaiting xpv2.ConditionReason = "Waiting"
 
 // RuntimeClients hands out a client for the runtime a kubeconfig points at
 // (kymaruntime.Clients, cached per digest), and recalls into the runtime's
@@ -141,7 +129,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 
 	if e.runtime == nil {
 		if deleting {
-			e.recorder.Event(cr, event.Normal(reasonRuntimeGone, fmt.Sprintf("The kubeconfig Secret %s is gone, so runtime %s is taken to be gone with its Secret %s/%s; deletion completes", e.kubeconfig, id, ns, name)))
+			e.recorder.Event(cr, event.Normal(eventRuntimeGone, fmt.Sprintf("The kubeconfig Secret %s is gone, so runtime %s is taken to be gone with its Secret %s/%s; deletion completes", e.kubeconfig, id, ns, name)))
 			return managed.ExternalObservation{ResourceExists: false}, nil
 		}
 		return e.wait(cr, fmt.Sprintf("the kubeconfig Secret %s (key %q)", e.kubeconfig, e.kubeconfigKey))
@@ -178,7 +166,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	if cur.Labels[v1alpha1.LabelManagedBy] != v1alpha1.ManagedBy {
 		msg := fmt.Sprintf(errNotOurs, ns, name, id, v1alpha1.LabelManagedBy, v1alpha1.ManagedBy)
 		if deleting {
-			e.recorder.Event(cr, event.Normal(reasonLeftUnmanaged, msg))
+			e.recorder.Event(cr, event.Normal(eventLeftUnmanaged, msg))
 			return managed.ExternalObservation{ResourceExists: false}, nil
 		}
 		cr.SetConditions(xpv2.Unavailable().WithMessage(msg))
@@ -217,7 +205,7 @@ func (e *external) changedBySomeoneElse(cr *v1alpha1.RuntimeSecret, last string,
 	if w := lastWriter(cur); w != "" {
 		who = fmt.Sprintf("someone else (last written by %q)", w)
 	}
-	e.recorder.Event(cr, event.Warning(reasonSecretFought, fmt.Errorf(
+	e.recorder.Event(cr, event.Warning(eventSecretFought, fmt.Errorf(
 		"Secret %s/%s on runtime %s was changed or deleted by %s %d times, each within %s of the one before: something fights the provider over it. Its repairs now wait %s, doubling with each further change up to %s; other runtimes are not held back. Stop the other writer; the provider keeps this Secret",
 		ns, name, cr.Spec.ForProvider.RuntimeID, who, f.Changes, runtimewatcher.FightWindow, f.Wait, runtimewatcher.FightMaxDelay)))
 }
@@ -337,7 +325,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 		if err := e.create(ctx, cr); err != nil {
 			return managed.ExternalUpdate{}, err
 		}
-		e.recorder.Event(cr, event.Normal(reasonReplacedWrongType, fmt.Sprintf("Replaced Secret %s/%s on runtime %s, which had type %q instead of Opaque", ns, name, id, e.current.Type)))
+		e.recorder.Event(cr, event.Normal(eventReplacedWrongType, fmt.Sprintf("Replaced Secret %s/%s on runtime %s, which had type %q instead of Opaque", ns, name, id, e.current.Type)))
 		return managed.ExternalUpdate{}, nil
 	}
 	s := e.current.DeepCopy()
@@ -394,7 +382,7 @@ func (e *external) giveUp(cr *v1alpha1.RuntimeSecret, err error) bool {
 		return false
 	}
 	ns, name := cr.TargetSecret()
-	e.recorder.Event(cr, event.Warning(reasonGaveUpOnRuntime, fmt.Errorf(
+	e.recorder.Event(cr, event.Warning(eventGaveUpOnRuntime, fmt.Errorf(
 		"runtime %s has not answered for %s since the deletion began, so the deletion completes without it: Secret %s/%s may be left on that runtime; delete it there if the runtime comes back (%w)",
 		cr.Spec.ForProvider.RuntimeID, e.unreachableDeletion, ns, name, err)))
 	return true

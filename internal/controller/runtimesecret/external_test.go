@@ -195,7 +195,7 @@ func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
 	}{
 		"runtime unreachable, within the time": {err: unreachable, after: 30 * time.Minute,
 			wantErr: fmt.Errorf(errReadOnRuntime, "kyma-system", "eventing-webhook-auth", "rt-1", unreachable, fmt.Sprintf(noteDeletion, "2026-01-01T13:00:00Z"))},
-		"runtime unreachable, time is up": {err: unreachable, after: time.Hour, event: string(reasonGaveUpOnRuntime)},
+		"runtime unreachable, time is up": {err: unreachable, after: time.Hour, event: string(eventGaveUpOnRuntime)},
 		"runtime answers an error": {err: forbidden, after: 2 * time.Hour,
 			wantErr: fmt.Errorf(errReadOnRuntime, "kyma-system", "eventing-webhook-auth", "rt-1", forbidden, "")},
 	}

@@ -107,7 +107,7 @@ func TestObserveTellsRepairs(t *testing.T) {
 			}
 			var fights []event.Event
 			for _, ev := range rec.got {
-				if ev.Reason == reasonSecretFought {
+				if ev.Reason == eventSecretFought {
 					fights = append(fights, ev)
 				}
 			}
@@ -115,7 +115,7 @@ func TestObserveTellsRepairs(t *testing.T) {
 			case !tc.fightEvent && len(fights) > 0:
 				t.Errorf("a fight told: %q", fights[0].Message)
 			case tc.fightEvent && len(fights) != 1:
-				t.Errorf("want one %s event, got %d", reasonSecretFought, len(fights))
+				t.Errorf("want one %s event, got %d", eventSecretFought, len(fights))
 			case tc.fightEvent:
 				if ev := fights[0]; ev.Type != event.TypeWarning || !strings.Contains(ev.Message, `last written by "kubectl-edit"`) ||
 					!strings.Contains(ev.Message, "3 times") || !strings.Contains(ev.Message, "wait 1s") {

@@ -1,11 +1,12 @@
-// Package config counts the users of ProviderConfigs and ClusterProviderConfigs,
-// so that one in use cannot be deleted.
-package config
+package providerconfig
+
+// The usage-counting controllers: the users of ProviderConfigs and
+// ClusterProviderConfigs are counted, so that one in use cannot be deleted.
 
 import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/providerconfig"
+	xpproviderconfig "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/providerconfig"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -34,10 +35,10 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 		{resource.ProviderConfigKinds{Config: v1alpha1.ProviderConfigGroupVersionKind, Usage: v1alpha1.ProviderConfigUsageGroupVersionKind, UsageList: v1alpha1.ProviderConfigUsageListGroupVersionKind}, &v1alpha1.ProviderConfig{}},
 		{resource.ProviderConfigKinds{Config: v1alpha1.ClusterProviderConfigGroupVersionKind, Usage: v1alpha1.ProviderConfigUsageGroupVersionKind, UsageList: v1alpha1.ProviderConfigUsageListGroupVersionKind}, &v1alpha1.ClusterProviderConfig{}},
 	} {
-		name := providerconfig.ControllerName(k.config.Config.GroupKind().String())
-		r := providerconfig.NewReconciler(mgr, k.config,
-			providerconfig.WithLogger(o.Logger.WithValues("controller", name)),
-			providerconfig.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))))
+		name := xpproviderconfig.ControllerName(k.config.Config.GroupKind().String())
+		r := xpproviderconfig.NewReconciler(mgr, k.config,
+			xpproviderconfig.WithLogger(o.Logger.WithValues("controller", name)),
+			xpproviderconfig.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))))
 		if err := ctrl.NewControllerManagedBy(mgr).
 			Named(name).
 			WithOptions(o.ForControllerRuntime()).
