@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/uuid"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/api"
@@ -187,7 +188,7 @@ func (c *client) eachApplicationPage(ctx context.Context, filter string, fn func
 	for {
 		resp, err := c.api.GetAllApplicationsWithResponse(ctx, params)
 		if err != nil {
-			return fmt.Errorf("IAS %s: %w", operation.ListApplications, err)
+			return errors.Wrapf(err, errOperation, operation.ListApplications)
 		}
 		switch {
 		case resp.StatusCode() == http.StatusNotFound && filter != "":
@@ -221,7 +222,7 @@ func (c *client) GetApplication(ctx context.Context, id string) (*Application, e
 	}
 	resp, err := c.api.GetApplicationWithResponse(ctx, u, &api.GetApplicationParams{})
 	if err != nil {
-		return nil, fmt.Errorf("IAS %s: %w", operation.GetApplication, err)
+		return nil, errors.Wrapf(err, errOperation, operation.GetApplication)
 	}
 	if resp.JSON200 == nil {
 		return nil, apiError(operation.GetApplication, resp.HTTPResponse, resp.Body)
@@ -247,7 +248,7 @@ func (c *client) CreateApplication(ctx context.Context, s ApplicationSpec) (stri
 	}
 	resp, err := c.api.CreateApplicationWithResponse(ctx, &api.CreateApplicationParams{}, body)
 	if err != nil {
-		return "", fmt.Errorf("IAS %s: %w", operation.CreateApplication, err)
+		return "", errors.Wrapf(err, errOperation, operation.CreateApplication)
 	}
 	if resp.StatusCode() != http.StatusCreated {
 		return "", apiError(operation.CreateApplication, resp.HTTPResponse, resp.Body)
@@ -274,7 +275,7 @@ func (c *client) PatchApplication(ctx context.Context, id string, patches []Patc
 	}
 	resp, err := c.api.PatchApplicationWithResponse(ctx, u, &api.PatchApplicationParams{}, api.ApplicationPatch{Operations: ops})
 	if err != nil {
-		return fmt.Errorf("IAS %s: %w", operation.PatchApplication, err)
+		return errors.Wrapf(err, errOperation, operation.PatchApplication)
 	}
 	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
 		return apiError(operation.PatchApplication, resp.HTTPResponse, resp.Body)
@@ -290,7 +291,7 @@ func (c *client) DeleteApplication(ctx context.Context, id string) error {
 	}
 	resp, err := c.api.DeleteApplicationWithResponse(ctx, u)
 	if err != nil {
-		return fmt.Errorf("IAS %s: %w", operation.DeleteApplication, err)
+		return errors.Wrapf(err, errOperation, operation.DeleteApplication)
 	}
 	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
 		return apiError(operation.DeleteApplication, resp.HTTPResponse, resp.Body)
@@ -312,7 +313,7 @@ func (c *client) CreateAPISecret(ctx context.Context, appID string, s SecretSpec
 		AuthorizationScopes: &scopes, Description: &s.Description, ValidTo: s.ValidTo,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("IAS %s: %w", operation.CreateAPISecret, err)
+		return nil, errors.Wrapf(err, errOperation, operation.CreateAPISecret)
 	}
 	if resp.JSON201 == nil {
 		return nil, apiError(operation.CreateAPISecret, resp.HTTPResponse, resp.Body)
@@ -333,7 +334,7 @@ func (c *client) ListAPISecrets(ctx context.Context, appID string) ([]APISecret,
 	}
 	resp, err := c.api.GetApiSecretsWithResponse(ctx, u)
 	if err != nil {
-		return nil, fmt.Errorf("IAS %s: %w", operation.ListAPISecrets, err)
+		return nil, errors.Wrapf(err, errOperation, operation.ListAPISecrets)
 	}
 	if resp.JSON200 == nil {
 		return nil, apiError(operation.ListAPISecrets, resp.HTTPResponse, resp.Body)
@@ -356,7 +357,7 @@ func (c *client) DeleteAPISecret(ctx context.Context, appID, secretID string) er
 	}
 	resp, err := c.api.DeleteApiSecretWithResponse(ctx, u, &api.DeleteApiSecretParams{Id: &secretID})
 	if err != nil {
-		return fmt.Errorf("IAS %s: %w", operation.DeleteAPISecret, err)
+		return errors.Wrapf(err, errOperation, operation.DeleteAPISecret)
 	}
 	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
 		return apiError(operation.DeleteAPISecret, resp.HTTPResponse, resp.Body)
@@ -385,12 +386,12 @@ func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
 func (c *client) fetchEndpoints(ctx context.Context) (Endpoints, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(c.tenant.URL, "/")+"/.well-known/openid-configuration", nil)
 	if err != nil {
-		return Endpoints{}, fmt.Errorf("IAS %s: %w", operation.WellKnown, err)
+		return Endpoints{}, errors.Wrapf(err, errOperation, operation.WellKnown)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return Endpoints{}, fmt.Errorf("IAS %s: %w", operation.WellKnown, err)
+		return Endpoints{}, errors.Wrapf(err, errOperation, operation.WellKnown)
 	}
 	defer resp.Body.Close() //nolint:errcheck // Read-only body.
 	var doc struct {

@@ -7,6 +7,9 @@ import (
 	"net/http"
 )
 
+// errOperation names the IAS operation a failure of a call happened in.
+const errOperation = "IAS %s"
+
 // APIError is an answer from IAS other than the expected success. It carries the
 // operation, the status code and IAS's own message, never request data.
 type APIError struct {

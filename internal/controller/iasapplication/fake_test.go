@@ -13,6 +13,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 )
 
@@ -50,7 +51,7 @@ func (f *fakeIAS) GetApplication(_ context.Context, id string) (*ias.Application
 			return &a, nil
 		}
 	}
-	return nil, &ias.APIError{Operation: "get_application", StatusCode: 404}
+	return nil, &ias.APIError{Operation: operation.GetApplication, StatusCode: 404}
 }
 
 func (f *fakeIAS) CreateApplication(_ context.Context, s ias.ApplicationSpec) (string, error) {

@@ -2,11 +2,10 @@ package runtimesecret
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -50,16 +49,16 @@ func TestConnect(t *testing.T) {
 		},
 		"KubeconfigSecretUnreadable": {
 			get: test.NewMockGetFn(errBoom),
-			err: fmt.Errorf(errReadKubeconfig, "kcp/kubeconfig-rt-1", errBoom),
+			err: errors.Wrapf(errBoom, errReadKubeconfig, "kcp/kubeconfig-rt-1"),
 		},
 		"KeyMissing": {
 			get: kubeconfig(map[string][]byte{"other": []byte("x")}),
-			err: fmt.Errorf(errKubeconfigKey, "kcp/kubeconfig-rt-1", "config"),
+			err: errors.Errorf(errKubeconfigKey, "kcp/kubeconfig-rt-1", "config"),
 		},
 		"KubeconfigRefused": {
 			get:     kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
 			clients: RuntimeClientsFn(func([]byte) (corev1client.CoreV1Interface, error) { return nil, errRefused }),
-			err:     fmt.Errorf(errKubeconfigRefused, "kcp/kubeconfig-rt-1", "config", errRefused),
+			err:     errors.Wrapf(errRefused, errKubeconfigRefused, "kcp/kubeconfig-rt-1", "config"),
 		},
 		"Connected": {
 			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),

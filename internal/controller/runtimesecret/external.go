@@ -3,13 +3,13 @@ package runtimesecret
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
@@ -79,14 +79,14 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RuntimeSecret) (ma
 	case kerrors.IsNotFound(err):
 		return e, nil
 	case err != nil:
-		return nil, fmt.Errorf(errReadKubeconfig, e.kubeconfig, err)
+		return nil, errors.Wrapf(err, errReadKubeconfig, e.kubeconfig)
 	}
 	data := s.Data[key]
 	if len(data) == 0 {
-		return nil, fmt.Errorf(errKubeconfigKey, e.kubeconfig, key)
+		return nil, errors.Errorf(errKubeconfigKey, e.kubeconfig, key)
 	}
 	if e.runtime, err = c.clients.For(data); err != nil {
-		return nil, fmt.Errorf(errKubeconfigRefused, e.kubeconfig, key, err)
+		return nil, errors.Wrapf(err, errKubeconfigRefused, e.kubeconfig, key)
 	}
 	if f, ok := reconciler.RecalledFailure(cr); ok {
 		// After a restart: the runtime failed when last tried.
@@ -161,10 +161,10 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	case err != nil && deleting && e.giveUp(cr, err):
 		return managed.ExternalObservation{ResourceExists: false}, nil
 	case err != nil:
-		return managed.ExternalObservation{}, fmt.Errorf(errReadOnRuntime, ns, name, id, err, e.deletionNote(cr, err))
+		return managed.ExternalObservation{}, withNote(errors.Wrapf(err, errReadOnRuntime, secretName(ns, name), id), e.deletionNote(cr, err))
 	}
 	if cur.Labels[v1alpha1.LabelManagedBy] != v1alpha1.ManagedBy {
-		msg := fmt.Sprintf(errNotOurs, ns, name, id, v1alpha1.LabelManagedBy, v1alpha1.ManagedBy)
+		msg := fmt.Sprintf(errNotOurs, secretName(ns, name), id)
 		if deleting {
 			e.recorder.Event(cr, event.Normal(eventLeftUnmanaged, msg))
 			return managed.ExternalObservation{ResourceExists: false}, nil
@@ -251,7 +251,7 @@ func (e *external) desired(ctx context.Context, cr *v1alpha1.RuntimeSecret) (map
 		case kerrors.IsNotFound(err):
 			return nil, fmt.Sprintf("the IASApplication %s, which does not exist", p.ApplicationRef.Name), nil
 		case err != nil:
-			return nil, "", fmt.Errorf(errReadApplication, p.ApplicationRef.Name, err)
+			return nil, "", errors.Wrapf(err, errReadApplication, p.ApplicationRef.Name)
 		case !resource.IsConditionTrue(app.GetCondition(xpv2.TypeReady)):
 			return nil, fmt.Sprintf("the IASApplication %s to become Ready", p.ApplicationRef.Name), nil
 		}
@@ -266,7 +266,7 @@ func (e *external) desired(ctx context.Context, cr *v1alpha1.RuntimeSecret) (map
 	case kerrors.IsNotFound(err):
 		return nil, fmt.Sprintf("the credentials Secret %s", ref), nil
 	case err != nil:
-		return nil, "", fmt.Errorf(errReadCredentials, ref, err)
+		return nil, "", errors.Wrapf(err, errReadCredentials, ref)
 	}
 	want := make(map[string][]byte, len(iasv1alpha1.ConnectionKeys))
 	var missing []string
@@ -298,10 +298,10 @@ func (e *external) create(ctx context.Context, cr *v1alpha1.RuntimeSecret) error
 		e.watcher.Wrote()
 	}
 	if kerrors.IsNotFound(err) {
-		return fmt.Errorf(errNoNamespace, ns, cr.Spec.ForProvider.RuntimeID)
+		return errors.Errorf(errNoNamespace, ns, cr.Spec.ForProvider.RuntimeID)
 	}
 	if err != nil {
-		return fmt.Errorf(errCreateOnRuntime, ns, name, cr.Spec.ForProvider.RuntimeID, err)
+		return errors.Wrapf(err, errCreateOnRuntime, secretName(ns, name), cr.Spec.ForProvider.RuntimeID)
 	}
 	return nil
 }
@@ -335,7 +335,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 	}
 	maps.Copy(s.Labels, v1alpha1.SecretLabels())
 	if _, err := e.runtime.Secrets(ns).Update(ctx, s, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
-		return managed.ExternalUpdate{}, fmt.Errorf(errUpdateOnRuntime, ns, name, id, err)
+		return managed.ExternalUpdate{}, errors.Wrapf(err, errUpdateOnRuntime, secretName(ns, name), id)
 	}
 	e.watcher.Wrote()
 	e.restored(cr)
@@ -372,7 +372,7 @@ func (e *external) delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) error
 	case meta.WasDeleted(cr) && e.giveUp(cr, err):
 		return nil
 	}
-	return fmt.Errorf(errDeleteOnRuntime, ns, name, cr.Spec.ForProvider.RuntimeID, err, e.deletionNote(cr, err))
+	return withNote(errors.Wrapf(err, errDeleteOnRuntime, secretName(ns, name), cr.Spec.ForProvider.RuntimeID), e.deletionNote(cr, err))
 }
 
 // giveUp tells whether a deletion stops waiting for a runtime that does not

@@ -2,13 +2,13 @@ package runtimesecret
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -129,7 +129,7 @@ func TestObserve(t *testing.T) {
 		"NotWatched": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(unwatched, creds)},
 			exists: true, ready: corev1.ConditionFalse, readyMsg: "differs (label " + v1alpha1.LabelWatchedBy + "); restoring it"},
 		"NotOurs": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(nil, creds)},
-			err: errors.New(fmt.Sprintf(errNotOurs, "kyma-system", "eventing-webhook-auth", "rt-1", v1alpha1.LabelManagedBy, v1alpha1.ManagedBy)), ready: corev1.ConditionFalse, readyMsg: "it is left alone"},
+			err: errors.Errorf(errNotOurs, "kyma-system/eventing-webhook-auth", "rt-1"), ready: corev1.ConditionFalse, readyMsg: "it is left alone"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -194,10 +194,10 @@ func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
 		event   string
 	}{
 		"runtime unreachable, within the time": {err: unreachable, after: 30 * time.Minute,
-			wantErr: fmt.Errorf(errReadOnRuntime, "kyma-system", "eventing-webhook-auth", "rt-1", unreachable, fmt.Sprintf(noteDeletion, "2026-01-01T13:00:00Z"))},
+			wantErr: withNote(errors.Wrapf(unreachable, errReadOnRuntime, "kyma-system/eventing-webhook-auth", "rt-1"), fmt.Sprintf(noteDeletion, "2026-01-01T13:00:00Z"))},
 		"runtime unreachable, time is up": {err: unreachable, after: time.Hour, event: string(eventGaveUpOnRuntime)},
 		"runtime answers an error": {err: forbidden, after: 2 * time.Hour,
-			wantErr: fmt.Errorf(errReadOnRuntime, "kyma-system", "eventing-webhook-auth", "rt-1", forbidden, "")},
+			wantErr: errors.Wrapf(forbidden, errReadOnRuntime, "kyma-system/eventing-webhook-auth", "rt-1")},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
