@@ -2,11 +2,10 @@ package iasapplication
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -61,11 +60,11 @@ func TestConnect(t *testing.T) {
 	}{
 		"UsageNotTracked": {
 			usage: resource.ModernTrackerFn(func(context.Context, resource.ModernManaged) error { return errBoom }),
-			err:   fmt.Errorf("cannot track ProviderConfig usage: %w", errBoom),
+			err:   errors.Wrap(errBoom, errTrackUsage),
 		},
 		"ProviderConfigUnreadable": {
 			get: test.NewMockGetFn(errBoom),
-			err: fmt.Errorf("cannot get ClusterProviderConfig default: %w", errBoom),
+			err: errors.Wrapf(errBoom, providerconfig.ErrGet, "ClusterProviderConfig default"),
 		},
 		"NoClient": {
 			get:     config,

@@ -2,10 +2,10 @@ package iasapplication
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
@@ -93,7 +93,7 @@ type connector struct {
 
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (managed.TypedExternalClient[*v1alpha1.IASApplication], error) {
 	if err := c.usage.Track(ctx, cr); err != nil {
-		return nil, fmt.Errorf(errTrackUsage, err)
+		return nil, errors.Wrap(err, errTrackUsage)
 	}
 	cfg, err := c.providerConfigs.Resolve(ctx, c.kube, cr)
 	if err != nil {
@@ -175,7 +175,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 		return managed.ExternalObservation{}, err
 	}
 	if app.Type != ias.TypeCharged {
-		return managed.ExternalObservation{}, fmt.Errorf(errNotCharged, app.ID, app.Name, app.Type)
+		return managed.ExternalObservation{}, errors.Errorf(errNotCharged, appIDName(app.ID, app.Name), app.Type)
 	}
 	if adopted {
 		meta.SetExternalName(cr, app.ID)

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,7 +50,7 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 			return nil, false, nil
 		case meta.ExternalCreateSucceededDuring(cr, e.listSettle):
 			// Reads may lag behind the create: wait rather than make another.
-			return nil, false, fmt.Errorf(errNotFoundYet, id, meta.GetExternalCreateSucceeded(cr).UTC().Format(time.RFC3339))
+			return nil, false, errors.Errorf(errNotFoundYet, id, meta.GetExternalCreateSucceeded(cr).UTC().Format(time.RFC3339))
 		}
 	}
 	apps, err := e.ias.FindApplications(ctx, cr.AppName())
@@ -68,7 +68,7 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 	switch len(apps) {
 	case 0:
 		if until := sent.Add(e.listSettle); unconfirmed && e.now().Before(until) {
-			return nil, false, fmt.Errorf(errCreateUnanswered, cr.AppName(), sent.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))
+			return nil, false, errors.Errorf(errCreateUnanswered, cr.AppName(), until.UTC().Format(time.RFC3339))
 		}
 		return nil, false, nil
 	case 1:
@@ -125,7 +125,7 @@ func (e *external) keepOne(ctx context.Context, cr *v1alpha1.IASApplication, app
 		for _, a := range apps {
 			ids = append(ids, a.ID)
 		}
-		return nil, fmt.Errorf(errNamesakes, len(apps), cr.AppName(), strings.Join(ids, ", "), len(apps)-len(ours))
+		return nil, errors.Errorf(errNamesakes, cr.AppName(), namesakes(ids, len(apps)-len(ours)))
 	}
 	// The app whose client ID is already published stays; else the oldest.
 	if clientID := e.publishedClientID(ctx, cr); clientID != "" {
@@ -146,7 +146,7 @@ func (e *external) deleteDuplicates(ctx context.Context, cr *v1alpha1.IASApplica
 			continue
 		}
 		if err := e.ias.DeleteApplication(ctx, a.ID); err != nil && !ias.IsNotFound(err) {
-			return fmt.Errorf(errDeleteDuplicate, a.ID, a.Name, err)
+			return errors.Wrapf(err, errDeleteDuplicate, appIDName(a.ID, a.Name))
 		}
 		e.recorder.Event(cr, event.Normal(eventDeletedDuplicate, fmt.Sprintf(
 			"Deleted IAS application %s, a second application named %q that this provider created when IAS did not answer a create; application %s is kept",

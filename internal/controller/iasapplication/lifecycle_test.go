@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
@@ -170,7 +171,7 @@ func TestObserve(t *testing.T) {
 		},
 		"create without answer 10s ago, not listed yet: wait, do not create": {
 			w:   world{cr: newCR(createdAgo(10 * time.Second)), ias: &fakeIAS{}},
-			err: fmt.Errorf(errCreateUnanswered, "rt", rfc3339(at.Add(-10*time.Second)), rfc3339(at.Add(-10*time.Second+time.Minute))),
+			err: errors.Errorf(errCreateUnanswered, "rt", rfc3339(at.Add(-10*time.Second+time.Minute))),
 		},
 		"create without answer 2m ago, still not listed: create again": {
 			w: world{cr: newCR(createdAgo(2 * time.Minute)), ias: &fakeIAS{}},
@@ -196,7 +197,7 @@ func TestObserve(t *testing.T) {
 		"an app of ours and a namesake without the marker: error, nothing deleted": {
 			w: world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{
 				ourApp(appID, at.Add(-time.Hour)), {ID: "theirs", Name: "rt", Type: ias.TypeCharged}}}},
-			err: fmt.Errorf(errNamesakes, 2, "rt", appID+", theirs", 1),
+			err: errors.Errorf(errNamesakes, "rt", namesakes([]string{appID, "theirs"}, 1)),
 		},
 		"known UUID after a create without answer: a late-listed duplicate of ours deleted": {
 			w: world{cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
@@ -214,7 +215,7 @@ func TestObserve(t *testing.T) {
 		},
 		"not a customer-created app: refused": {
 			w:   world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: "bundled"}}}},
-			err: fmt.Errorf(errNotCharged, appID, "rt", "bundled"),
+			err: errors.Errorf(errNotCharged, appIDName(appID, "rt"), "bundled"),
 		},
 		"connection Secret lost: not Ready, a new secret needed": {
 			w:      world{cr: newCR(withExternalName(appID)), ias: oneApp(ourSecret("s1", "abcd"))},
@@ -494,7 +495,7 @@ func TestCreateAndDelete(t *testing.T) {
 			}), ias: &fakeIAS{},
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				_, err := e.Observe(context.Background(), cr)
-				want := fmt.Errorf(errNotFoundYet, appID, rfc3339(meta.GetExternalCreateSucceeded(cr)))
+				want := errors.Errorf(errNotFoundYet, appID, rfc3339(meta.GetExternalCreateSucceeded(cr)))
 				if diff := cmp.Diff(want, err, test.EquateErrors()); diff != "" {
 					t.Errorf("Observe(): want a wait; -want +got:\n%s", diff)
 				}

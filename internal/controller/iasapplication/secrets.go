@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	corev1 "k8s.io/api/core/v1"
@@ -150,7 +151,7 @@ func (e *external) connectionSecret(ctx context.Context, cr *v1alpha1.IASApplica
 	case kerrors.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf(errGetConnection, ref.Name, err)
+		return nil, errors.Wrapf(err, errGetConnection, ref.Name)
 	}
 	return s, nil
 }
@@ -257,7 +258,7 @@ func (e *external) replaceSecret(ctx context.Context, cr *v1alpha1.IASApplicatio
 	}
 	// Published before anything else happens, so that the runtimes can take it up.
 	if _, err := e.publisher.PublishConnection(ctx, cr, cd); err != nil {
-		return nil, fmt.Errorf(errPublish, err)
+		return nil, errors.Wrap(err, errPublish)
 	}
 	at := &cr.Status.AtProvider
 	at.SecretPublishedAt = &metav1.Time{Time: e.now()}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	kmeta "k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -62,7 +63,7 @@ func usingRuntimeSecrets(ctx context.Context, kube client.Reader, cr *v1alpha1.I
 			// RuntimeSecrets are not installed: nobody uses the app.
 			return nil, nil
 		}
-		return nil, fmt.Errorf(errListUsers, err)
+		return nil, errors.Wrap(err, errListUsers)
 	}
 	var out []*runtimev1alpha1.RuntimeSecret
 	for i := range l.Items {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -60,7 +61,7 @@ type Resolver struct {
 func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.ModernManaged) (Resolved, error) {
 	ref := mg.GetProviderConfigReference()
 	if ref == nil || ref.Name == "" {
-		return Resolved{}, fmt.Errorf("no providerConfigRef is set")
+		return Resolved{}, errors.New(errNoRef)
 	}
 	var (
 		secret   types.NamespacedName
@@ -94,7 +95,7 @@ func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.
 		}
 		settings, from = pc.Spec.TenantSettings, pc
 	default:
-		return Resolved{}, fmt.Errorf("providerConfigRef kind %q is not ProviderConfig or ClusterProviderConfig", ref.Kind)
+		return Resolved{}, errors.Errorf(errKind, ref.Kind)
 	}
 
 	data, err := secretData(ctx, kube, what, "credentials", secret)
@@ -103,13 +104,13 @@ func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.
 	}
 	t := ias.Tenant{QPS: DefaultQPS, Burst: DefaultBurst, URL: strings.TrimSpace(string(data[KeyURL]))}
 	if t.URL == "" {
-		return Resolved{}, fmt.Errorf("credentials Secret %s of %s has no key %q", secret, what, KeyURL)
+		return Resolved{}, errors.Errorf(errNoKey, secretOf("credentials", secret, what), KeyURL)
 	}
-	if err := r.logon(&t, data, fmt.Sprintf("credentials Secret %s of %s", secret, what), time.Now()); err != nil {
+	if err := r.logon(&t, data, secretOf("credentials", secret, what), time.Now()); err != nil {
 		return Resolved{}, err
 	}
 	if t.URL, err = ias.ValidateURL(t.URL); err != nil {
-		return Resolved{}, fmt.Errorf("key url of credentials Secret %s of %s: %w", secret, what, err)
+		return Resolved{}, errors.Wrapf(err, errURL, secretOf("credentials", secret, what))
 	}
 	if ca != nil {
 		cd, err := secretData(ctx, kube, what, "CA bundle", *ca)
@@ -117,7 +118,7 @@ func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.
 			return Resolved{}, err
 		}
 		if len(cd[caKey]) == 0 {
-			return Resolved{}, fmt.Errorf("CA bundle Secret %s of %s has no key %q", *ca, what, caKey)
+			return Resolved{}, errors.Errorf(errNoKey, secretOf("CA bundle", *ca, what), caKey)
 		}
 		t.CABundle = cd[caKey]
 	}
@@ -141,13 +142,13 @@ func (r Resolver) logon(t *ias.Tenant, data map[string][]byte, secret string, no
 	pem, p12 := has(KeyTLSCert) || has(KeyTLSKey), has(KeyPKCS12)
 	switch {
 	case password && (pem || p12):
-		return fmt.Errorf("%s holds both a password (keys username, password) and a client certificate (keys %s): keep one of them", secret, certKeys(pem, p12))
+		return errors.Errorf(errBothLogons, secret, certKeys(pem, p12))
 	case pem && p12:
-		return fmt.Errorf("%s holds two client certificates (keys tls.crt, tls.key and pkcs12): keep one of them", secret)
+		return errors.Errorf(errTwoCertificates, secret)
 	case password:
 		for key, dst := range map[string]*string{KeyUsername: &t.Username, KeyPassword: &t.Password} {
 			if !has(key) {
-				return fmt.Errorf("%s has no key %q (a password logon needs username and password)", secret, key)
+				return errors.Errorf(errNoPasswordKey, secret, key)
 			}
 			*dst = strings.TrimSpace(string(data[key]))
 		}
@@ -155,25 +156,25 @@ func (r Resolver) logon(t *ias.Tenant, data map[string][]byte, secret string, no
 	case pem:
 		for _, key := range []string{KeyTLSCert, KeyTLSKey} {
 			if !has(key) {
-				return fmt.Errorf("%s has no key %q (a certificate logon needs tls.crt and tls.key)", secret, key)
+				return errors.Errorf(errNoPEMKey, secret, key)
 			}
 		}
 		c, err := r.Certs.PEM(data[KeyTLSCert], data[KeyTLSKey])
 		if err != nil {
-			return fmt.Errorf("keys tls.crt and tls.key of %s: %w", secret, err)
+			return errors.Wrapf(err, errPEM, secret)
 		}
 		t.ClientCert = c
 	case p12:
 		c, err := r.Certs.PKCS12(data[KeyPKCS12], string(data[KeyPKCS12Password]))
 		if err != nil {
-			return fmt.Errorf("keys pkcs12 and pkcs12Password of %s: %w", secret, err)
+			return errors.Wrapf(err, errPKCS12, secret)
 		}
 		t.ClientCert = c
 	default:
-		return fmt.Errorf("%s holds no credentials: it needs username and password, or a client certificate (tls.crt and tls.key, or pkcs12 and pkcs12Password)", secret)
+		return errors.Errorf(errNoLogon, secret)
 	}
 	if err := t.ClientCert.CheckValidity(now); err != nil {
-		return fmt.Errorf("%s: %w; put a valid one in the Secret (it is used at the next call)", secret, err)
+		return errors.Errorf(errCertificateInvalid, secret, err.Error())
 	}
 	return nil
 }
@@ -190,18 +191,18 @@ func certKeys(pem, p12 bool) string {
 
 func getError(what string, err error) error {
 	if kerrors.IsNotFound(err) {
-		return fmt.Errorf("%s does not exist", what)
+		return errors.Errorf(errNotExist, what)
 	}
-	return fmt.Errorf("cannot get %s: %w", what, err)
+	return errors.Wrapf(err, ErrGet, what)
 }
 
 func secretData(ctx context.Context, kube kclient.Reader, what, role string, nn types.NamespacedName) (map[string][]byte, error) {
 	s := &corev1.Secret{}
 	if err := kube.Get(ctx, nn, s); err != nil {
 		if kerrors.IsNotFound(err) {
-			return nil, fmt.Errorf("%s Secret %s of %s does not exist", role, nn, what)
+			return nil, errors.Errorf(errNotExist, secretOf(role, nn, what))
 		}
-		return nil, fmt.Errorf("cannot get %s Secret %s of %s: %w", role, nn, what, err)
+		return nil, errors.Wrapf(err, ErrGet, secretOf(role, nn, what))
 	}
 	return s.Data, nil
 }
