@@ -17,8 +17,8 @@ const (
 	// errCreateUnanswered: app name, until when it is waited for.
 	errCreateUnanswered = "the create of IAS application %q got no answer, and IAS does not list the application yet; " +
 		"IAS lists new applications only after some seconds, so it is created again only if it is still not listed at %s"
-	// errNamesakes: the name, the apps found (namesakes says them).
-	errNamesakes = "found more than one IAS application named %q: %s; expected at most one. " +
+	// errNamesakes: the apps found, as namesakes says them.
+	errNamesakes = "found %s; expected at most one. " +
 		"None was changed or deleted: remove the extra ones in IAS"
 	// errDeleteDuplicate: the duplicate.
 	errDeleteDuplicate = "cannot delete the duplicate IAS application %s"
@@ -33,6 +33,6 @@ func appIDName(id, name string) string { return fmt.Sprintf("%s (%q)", id, name)
 
 // namesakes says which apps of one name were found, and how many of them are
 // not this provider's.
-func namesakes(ids []string, notOurs int) string {
-	return fmt.Sprintf("%d (%s), %d of them not created by this provider", len(ids), strings.Join(ids, ", "), notOurs)
+func namesakes(name string, ids []string, notOurs int) string {
+	return fmt.Sprintf("%d IAS applications named %q (%s), %d of them not created by this provider", len(ids), name, strings.Join(ids, ", "), notOurs)
 }

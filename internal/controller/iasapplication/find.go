@@ -125,7 +125,7 @@ func (e *external) keepOne(ctx context.Context, cr *v1alpha1.IASApplication, app
 		for _, a := range apps {
 			ids = append(ids, a.ID)
 		}
-		return nil, errors.Errorf(errNamesakes, cr.AppName(), namesakes(ids, len(apps)-len(ours)))
+		return nil, errors.Errorf(errNamesakes, namesakes(cr.AppName(), ids, len(apps)-len(ours)))
 	}
 	// The app whose client ID is already published stays; else the oldest.
 	if clientID := e.publishedClientID(ctx, cr); clientID != "" {

@@ -197,7 +197,7 @@ func TestObserve(t *testing.T) {
 		"an app of ours and a namesake without the marker: error, nothing deleted": {
 			w: world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{
 				ourApp(appID, at.Add(-time.Hour)), {ID: "theirs", Name: "rt", Type: ias.TypeCharged}}}},
-			err: errors.Errorf(errNamesakes, "rt", namesakes([]string{appID, "theirs"}, 1)),
+			err: errors.Errorf(errNamesakes, namesakes("rt", []string{appID, "theirs"}, 1)),
 		},
 		"known UUID after a create without answer: a late-listed duplicate of ours deleted": {
 			w: world{cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
