@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -103,12 +104,17 @@ func watcherRepairs(ctx context.Context, b *testing.B, n int, ids []string, fw *
 	benchfig.Figure("runtime_api_calls_per_repair", alone.callsPerRepair, 3.5)
 	benchfig.Figure("runtime_api_calls_per_repair_beside_fight", beside.callsPerRepair, 3.5)
 	fmt.Printf("BENCH runtime_api_polls_per_s_%d %.1f\n", n, baseRate)
-	// One event per repair (UpdatedExternalResource); nothing else.
-	keys, each, total := benchfig.WritesBetween(alone.mgmtWrites, alone.mgmtWritesAfter, alone.repairs)
-	benchfig.Figure("management_api_writes_per_repair", total, 1.05)
+	// One event per repair (UpdatedExternalResource); nothing else. The
+	// IASApplications' writes (secret checks falling due) are the polls'.
+	keys, each, _ := benchfig.WritesBetween(alone.mgmtWrites, alone.mgmtWritesAfter, alone.repairs)
+	repairWrites := 0.0
 	for _, k := range keys {
 		fmt.Printf("  %s %.2f\n", k, each[k])
+		if !strings.HasPrefix(k, "iasapplications") {
+			repairWrites += each[k]
+		}
 	}
+	benchfig.Figure("management_api_writes_per_repair", repairWrites, 1)
 	// No repair calls IAS: the tenant's load is the polls' (the listing that
 	// serves them, the secret checks falling due) as at rest. The phase is
 	// short, so one listing more or less moves its rate by a third: the
