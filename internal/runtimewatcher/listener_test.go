@@ -142,8 +142,9 @@ func TestListener(t *testing.T) {
 // others are not.
 func TestListenerFlood(t *testing.T) {
 	m := NewMetrics(prometheus.NewRegistry())
+	clock := clocktesting.NewFakeClock(time.Now())
 	two := targets{"rt-1": oneRuntime["rt-1"], "rt-2": {{RuntimeSecret: types.NamespacedName{Namespace: "kcp-system", Name: "rt-2"}, Secret: secretKey}}}
-	l := New(Options{Metrics: m, Clock: clocktesting.NewFakeClock(time.Now())}, two)
+	l := New(Options{Metrics: m, Clock: clock}, two)
 	q := &queue{}
 	var qi workqueue.TypedRateLimitingInterface[reconcile.Request] = q
 	l.queue.Store(&qi)
@@ -167,6 +168,15 @@ func TestListenerFlood(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(m.dropped.WithLabelValues(DropFlood)); got != 50-DefaultBurst {
 		t.Errorf("dropped{reason=flood}: want %d, got %v", 50-DefaultBurst, got)
+	}
+	// The budgets of runtimes quiet for a minute are forgotten: they do not
+	// grow with every runtime that ever sent an event.
+	clock.Step(2 * time.Minute)
+	if got := send(rt2); got != http.StatusOK {
+		t.Errorf("after a quiet minute: want 200, got %d", got)
+	}
+	if n := l.limiters.Len(); n != 1 {
+		t.Errorf("event budgets kept: %d, want 1 (the runtime heard from since)", n)
 	}
 }
 

@@ -1,6 +1,7 @@
 package ias
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -88,4 +89,27 @@ func BenchmarkParseClientCert(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestClientCertsBounded: the parsed certificates kept stay within the bound
+// however many are parsed.
+func TestClientCertsBounded(t *testing.T) {
+	now := time.Now()
+	ca, err := testcerts.NewCA("test CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	certs := NewClientCerts(4)
+	for i := range 10 {
+		c, err := ca.Issue(fmt.Sprintf("c%d", i), now.Add(-time.Hour), now.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := certs.PEM(c.CertPEM, c.KeyPEM); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := certs.parsed.Len(); n != 4 {
+		t.Errorf("after 10 certificates, %d are kept, want the bound 4", n)
+	}
 }
