@@ -118,13 +118,12 @@ type derived struct {
 	pollJitter   time.Duration // a tenth of the poll, unless set
 	inventoryAge time.Duration // at most the poll: no poll reads a listing older than itself
 	bridgeResync time.Duration // the poll: an EventingAuth deleted by hand comes back
-	bridgeRetry  time.Duration // a tenth of the poll, at least a second
 	workers      int
 }
 
 func (s Settings) derive() derived {
 	d := derived{pollJitter: s.PollJitter, inventoryAge: s.IASInventoryAge, bridgeResync: s.Poll,
-		bridgeRetry: max(s.Poll/10, time.Second), workers: max(s.MaxReconcileRate, 1)}
+		workers: max(s.MaxReconcileRate, 1)}
 	if d.pollJitter <= 0 {
 		d.pollJitter = s.Poll / 10
 	}

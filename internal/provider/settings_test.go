@@ -16,11 +16,11 @@ func TestDerive(t *testing.T) {
 		want   derived
 	}{
 		"Defaults": {change: func(*Settings) {},
-			want: derived{pollJitter: 30 * time.Second, inventoryAge: 30 * time.Second, bridgeResync: 5 * time.Minute, bridgeRetry: 30 * time.Second, workers: 10}},
+			want: derived{pollJitter: 30 * time.Second, inventoryAge: 30 * time.Second, bridgeResync: 5 * time.Minute, workers: 10}},
 		"ShortPoll": {change: func(s *Settings) { s.Poll = 3 * time.Second },
-			want: derived{pollJitter: 300 * time.Millisecond, inventoryAge: 3 * time.Second, bridgeResync: 3 * time.Second, bridgeRetry: time.Second, workers: 10}},
+			want: derived{pollJitter: 300 * time.Millisecond, inventoryAge: 3 * time.Second, bridgeResync: 3 * time.Second, workers: 10}},
 		"JitterAndWorkersSet": {change: func(s *Settings) { s.PollJitter, s.MaxReconcileRate = time.Second, 0 },
-			want: derived{pollJitter: time.Second, inventoryAge: 30 * time.Second, bridgeResync: 5 * time.Minute, bridgeRetry: 30 * time.Second, workers: 1}},
+			want: derived{pollJitter: time.Second, inventoryAge: 30 * time.Second, bridgeResync: 5 * time.Minute, workers: 1}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -90,6 +90,7 @@ func testKymaBridge(t *testing.T) {
 
 	_, err := envtest.InstallCRDs(mgmtConfig, envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{eventingAuthCRD(t)}})
 	g.Expect(err).NotTo(HaveOccurred())
+	installed := time.Now()
 
 	xr := &unstructured.Unstructured{}
 	xr.SetGroupVersionKind(kinds.EventingAuth)
@@ -102,6 +103,8 @@ func testKymaBridge(t *testing.T) {
 		g.Expect(owner.Kind).To(Equal("Kyma"))
 		g.Expect(owner.UID).To(Equal(kyma.GetUID()))
 	}, timeout, 200*time.Millisecond).Should(Succeed())
+	// Woken by the watch on the CRD, not by the poll (3 s here).
+	g.Expect(time.Since(installed)).To(BeNumerically("<", 2*time.Second), "the EventingAuth came only with a poll")
 
 	// The global account label changes: so does the XR.
 	g.Expect(k8s.Get(ctx, key, kyma)).To(Succeed())

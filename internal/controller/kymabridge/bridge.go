@@ -10,18 +10,43 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 )
 
 const fieldOwner = "provider-eventing-auth/kyma-bridge"
+
+// eventingAuthCRD is the name of the CRD Crossplane makes of the EventingAuth XRD.
+var eventingAuthCRD = "eventingauths." + kinds.EventingAuth.Group
+
+// everyKyma maps the EventingAuth CRD to every Kyma CR: once it exists, each
+// can have its EventingAuth.
+func (r *bridge) everyKyma(ctx context.Context, _ client.Object) []reconcile.Request {
+	l := &metav1.PartialObjectMetadataList{}
+	l.SetGroupVersionKind(kinds.Kyma.GroupVersion().WithKind(kinds.Kyma.Kind + "List"))
+	if err := r.kube.List(ctx, l); err != nil {
+		r.log.Debug("Cannot list Kyma CRs to create their EventingAuths", "error", err)
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(l.Items))
+	for _, k := range l.Items {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: k.Namespace, Name: k.Name}})
+	}
+	return out
+}
 
 // SetupGated adds the bridge, when turned on, once the Kyma CRD exists.
 func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Config) error {
@@ -33,8 +58,9 @@ func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 }
 
 // Setup adds the bridge controller. Kyma CRs are watched by metadata only. It
-// re-applies each EventingAuth every c.Resync, and looks for a missing
-// EventingAuth definition again after c.Retry.
+// re-applies each EventingAuth every c.Resync. While the EventingAuth
+// definition is missing, the watch on its CRD wakes every Kyma CR once it is
+// established, instead of each looking again and again.
 func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	kyma := &metav1.PartialObjectMetadata{}
 	kyma.SetGroupVersionKind(kinds.Kyma)
@@ -45,6 +71,8 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		Named("kyma-bridge").
 		WithOptions(controller.Options{MaxConcurrentReconciles: c.Workers}).
 		For(kyma).
+		Watches(&apiextensionsv1.CustomResourceDefinition{}, handler.EnqueueRequestsFromMapFunc(r.everyKyma),
+			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == eventingAuthCRD }))).
 		Complete(reconciler.PollsLast(r, o.Polls))
 }
 
@@ -73,9 +101,9 @@ func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 	switch {
 	case meta.IsNoMatchError(err) || kerrors.IsNotFound(err) && isMissingKind(err):
 		r.recorder.Event(kyma, event.Warning(eventDefinitionMissing,
-			fmt.Errorf("Cannot create EventingAuth %s/%s: the kind %s is not installed; install the configuration-eventing-auth package (its XRD). Retrying every %s.",
-				kyma.GetNamespace(), kyma.GetName(), kinds.EventingAuth.GroupKind(), r.c.Retry)))
-		return ctrl.Result{RequeueAfter: r.c.Retry}, nil
+			fmt.Errorf("Cannot create EventingAuth %s/%s: the kind %s is not installed; install the configuration-eventing-auth package (its XRD). It is created as soon as the kind is.",
+				kyma.GetNamespace(), kyma.GetName(), kinds.EventingAuth.GroupKind())))
+		return ctrl.Result{RequeueAfter: r.c.Resync}, nil
 	case err != nil:
 		r.recorder.Event(kyma, event.Warning(eventCannotApply, fmt.Errorf("Cannot create or update EventingAuth %s/%s: %w", kyma.GetNamespace(), kyma.GetName(), err)))
 		return ctrl.Result{}, err

@@ -10,9 +10,6 @@ type Config struct {
 	// Resync re-applies each EventingAuth this often, so one deleted by hand
 	// comes back; the poll interval.
 	Resync time.Duration
-	// Retry is the wait after the EventingAuth definition was found missing; a
-	// tenth of the poll interval, at least a second.
-	Retry time.Duration
 	// Workers reconcile Kyma CRs concurrently; the provider's
 	// --max-reconcile-rate.
 	Workers int
