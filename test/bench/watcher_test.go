@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +24,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
+	"github.com/kyma-project/provider-eventing-auth/internal/testnet"
 )
 
 // watcherOn puts the runtime-watcher's stand-in (the skr-webhook and the
@@ -50,14 +50,13 @@ func watcherOn(ctx context.Context, b *testing.B) (*skrwebhook.Forwarder, []stri
 	return fw, []string{"--runtime-watcher-address=" + addr}
 }
 
-// freeAddr is a loopback address nothing listens on.
+// freeAddr is a loopback address nothing listens on, not handed out before.
 func freeAddr(b *testing.B) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := testnet.FreeAddr()
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer l.Close() //nolint:errcheck // Only its port is used.
-	return l.Addr().String()
+	return addr
 }
 
 // watcherRepairs breaks the Secret of 100 random runtimes by deleting it and

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/testnet"
 )
 
 // process is a program the stack started, logging into the work directory.
@@ -87,15 +89,9 @@ func (p *process) Tail() string {
 	return b
 }
 
-// FreeAddr returns a loopback address no one listens on.
-func FreeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
+// FreeAddr returns a loopback address no one listens on, not handed out
+// before in this process.
+func FreeAddr() (string, error) { return testnet.FreeAddr() }
 
 // waitListening waits until something accepts connections at addr.
 func waitListening(ctx context.Context, p *process, addr string) error {
