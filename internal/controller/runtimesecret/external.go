@@ -123,9 +123,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	// What the runtime held when last seen, before this observation replaces it.
 	last := at.DataHash
 	e.wasReady = cr.GetCondition(xpv2.TypeReady)
-	at.ClusterID, at.NamespacedName = id, ns+"/"+name
+	at.ClusterID, at.NamespacedName = id, secretName(ns, name)
 	deleting := meta.WasDeleted(cr)
-	fromEvent := e.watcher.TookEvent(types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()})
+	fromEvent := e.watcher.TookEvent(client.ObjectKeyFromObject(cr))
 
 	if e.runtime == nil {
 		if deleting {
@@ -191,12 +191,14 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 // should when last seen (last), and its Secret (cur; nil: deleted) no longer
 // does, though what it should hold did not change. A new client secret, which
 // also makes the Secret differ, is not someone else's doing. A fight, a change
-// by someone else again and again, is told in a Warning event.
+// by someone else again and again, is told in a Warning event. The Secret's
+// digest is the one Observe just recorded: a poll that finds it unchanged
+// hashes nothing more.
 func (e *external) changedBySomeoneElse(cr *v1alpha1.RuntimeSecret, last string, cur *corev1.Secret, fromEvent bool) {
-	if last == "" || last != v1alpha1.DataHash(e.want) || (cur != nil && v1alpha1.DataHash(cur.Data) == last) {
+	if last == "" || last == cr.Status.AtProvider.DataHash || last != v1alpha1.DataHash(e.want) {
 		return
 	}
-	f := e.watcher.Repairing(types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()}, fromEvent)
+	f := e.watcher.Repairing(client.ObjectKeyFromObject(cr), fromEvent)
 	if !f.Started {
 		return
 	}
