@@ -178,7 +178,7 @@ func (l *Listener) Source() source.Source {
 				l.o.Log.Error(err, "The runtime-watcher listener stopped")
 			}
 		}()
-		l.o.Log.Info("Listening for runtime-watcher events", "address", ln.Addr().String(), "path", l.Path())
+		l.o.Log.Info("Listening for runtime-watcher events", "address", bound, "path", l.Path())
 		return nil
 	})
 }

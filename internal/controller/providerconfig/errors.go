@@ -41,5 +41,5 @@ const (
 // secretOf names a Secret of a ProviderConfig by its role in it: "credentials
 // Secret ns/name of ProviderConfig ns/ias".
 func secretOf(role string, nn types.NamespacedName, of string) string {
-	return fmt.Sprintf("%s Secret %s", role, nn) + " of " + of
+	return fmt.Sprintf("%s Secret %s of %s", role, nn, of)
 }
