@@ -5,7 +5,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
@@ -32,7 +31,7 @@ func testRuntimeWatcherRepairs(t *testing.T) {
 	t.Cleanup(func() { _ = fw.Deregister(ctx, rt) })
 
 	repairs := func(trigger string) float64 {
-		return counter(g, "eventing_auth_runtime_secret_repairs_total", "trigger", trigger)
+		return scrape(g)[`eventing_auth_runtime_secret_repairs_total{trigger="`+trigger+`"}`]
 	}
 	for _, change := range []string{"deleted", "edited"} {
 		before := repairs(runtimewatcher.TriggerEvent)
@@ -54,30 +53,4 @@ func testRuntimeWatcherRepairs(t *testing.T) {
 	g.Expect(fw.Refused.Load()).To(BeZero())
 	g.Consistently(func() float64 { return repairs(runtimewatcher.TriggerEvent) + repairs(runtimewatcher.TriggerPoll) }, 2*poll, 200*time.Millisecond).
 		Should(Equal(repairs(runtimewatcher.TriggerEvent)+repairs(runtimewatcher.TriggerPoll)), "an echo was taken for a change")
-}
-
-// counter reads a counter of the provider's metrics by one label.
-func counter(g Gomega, name, label, value string) float64 {
-	mfs, err := metrics.Gather()
-	g.Expect(err).NotTo(HaveOccurred())
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			if has(m, label, value) {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
-}
-
-func has(m *dto.Metric, label, value string) bool {
-	for _, l := range m.GetLabel() {
-		if l.GetName() == label && l.GetValue() == value {
-			return true
-		}
-	}
-	return false
 }

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -311,24 +311,25 @@ func (c *composed) waitXRsReady(ctx context.Context, n int) {
 	time.Sleep(15 * time.Second)
 }
 
-// coreReconciles reads Crossplane core's controller_runtime_reconcile_total
-// by "controller,result".
-func coreReconciles(ctx context.Context, addr string) (map[string]float64, error) {
+// metricFamilies reads the Prometheus metrics a process serves at addr.
+func metricFamilies(ctx context.Context, addr string) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("reading Crossplane core's metrics: %w", err)
+		return nil, fmt.Errorf("reading the metrics at %s: %w", addr, err)
 	}
 	defer resp.Body.Close() //nolint:errcheck // Read only.
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
-		return nil, err
-	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(&buf)
+	return parser.TextToMetricFamilies(resp.Body)
+}
+
+// coreReconciles reads Crossplane core's controller_runtime_reconcile_total
+// by "controller,result".
+func coreReconciles(ctx context.Context, addr string) (map[string]float64, error) {
+	families, err := metricFamilies(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
