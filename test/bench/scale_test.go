@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -33,30 +32,17 @@ func BenchmarkScale(b *testing.B) {
 		idle(ctx, b)
 		ids := bringUp(ctx, b, "bringup_200", 200)
 		teardown(ctx, b, "delete_200", ids)
-		before := rssKiB(b)
+		before := rssKiB()
 		bringUp(ctx, b, "bringup_1000", 1000)
 		newWhilePolling(ctx, b, 30)
-		after := rssKiB(b)
+		after := rssKiB()
 		fmt.Printf("BENCH rss_mib_1200 %.1f\n", float64(after)/1024)
 		fmt.Printf("BENCH rss_kib_per_runtime %.1f\n", float64(after-before)/1030)
 	}
 }
 
 // rssKiB is the provider process's resident memory.
-func rssKiB(b *testing.B) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", provider.Process.Pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			n, _ := strconv.Atoi(f[1])
-			return n
-		}
-	}
-	b.Fatal("no VmRSS")
-	return 0
-}
+func rssKiB() int64 { return benchfig.UsageOf(provider.Process.Pid).RSS }
 
 var seq int
 

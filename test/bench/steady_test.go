@@ -64,7 +64,7 @@ func BenchmarkSteady(b *testing.B) {
 		restartCycle(ctx, b, n, ids, watcherArgs...)
 		iasRPS := steadyLoad(ctx, b, n, ids, window)
 		watcherRepairs(ctx, b, n, ids, fw, iasRPS)
-		kib := rssKiB(b)
+		kib := rssKiB()
 		benchfig.Figure(fmt.Sprintf("rss_mib_%d", n), float64(kib)/1024, 400*float64(n)/10000)
 		fmt.Printf("BENCH rss_kib_per_runtime_%d %.1f\n", n, float64(kib)/float64(n))
 	}

@@ -429,6 +429,6 @@ func (c *composed) printUsage(since usage, runtimes int) {
 	per := 1000 / float64(runtimes)
 	fmt.Printf("BENCH provider_cpu_s_per_1000_runtimes %.1f\n", per*(now.provider.CPU-since.provider.CPU).Seconds())
 	fmt.Printf("BENCH crossplane_cpu_s_per_1000_runtimes %.1f\n", per*(now.core.CPU-since.core.CPU).Seconds())
-	fmt.Printf("BENCH provider_peak_rss_mib %.0f\n", float64(now.provider.PeakRSS)/(1<<20))
-	fmt.Printf("BENCH crossplane_peak_rss_mib %.0f\n", float64(now.core.PeakRSS)/(1<<20))
+	fmt.Printf("BENCH provider_peak_rss_mib %.0f\n", float64(now.provider.PeakRSS)/1024)
+	fmt.Printf("BENCH crossplane_peak_rss_mib %.0f\n", float64(now.core.PeakRSS)/1024)
 }

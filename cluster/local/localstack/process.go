@@ -7,10 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/testnet"
 )
 
@@ -112,40 +111,13 @@ func waitListening(ctx context.Context, p *process, addr string) error {
 	}
 }
 
-// Usage is what a process has used so far: CPU time (user and system) and its
-// peak resident memory.
-type Usage struct {
-	CPU     time.Duration
-	PeakRSS int64 // bytes
-}
+// Usage is what a process has used so far: CPU time, resident memory.
+type Usage = benchfig.Usage
 
 // Usage reads the process's use from /proc; zero once it has exited.
 func (p *process) Usage() Usage {
 	if p == nil || p.cmd.Process == nil {
 		return Usage{}
 	}
-	var u Usage
-	pid := p.cmd.Process.Pid
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		// Fields after the command name, which is in parentheses: utime and
-		// stime are the 12th and 13th of them, in clock ticks (100 per second
-		// on Linux).
-		if i := strings.LastIndexByte(string(b), ')'); i > 0 {
-			f := strings.Fields(string(b)[i+1:])
-			if len(f) > 12 {
-				ut, _ := strconv.ParseInt(f[11], 10, 64)
-				st, _ := strconv.ParseInt(f[12], 10, 64)
-				u.CPU = time.Duration(ut+st) * 10 * time.Millisecond
-			}
-		}
-	}
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-				kib, _ := strconv.ParseInt(f[1], 10, 64)
-				u.PeakRSS = kib * 1024
-			}
-		}
-	}
-	return u
+	return benchfig.UsageOf(p.cmd.Process.Pid)
 }

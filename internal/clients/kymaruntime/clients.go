@@ -2,6 +2,7 @@ package kymaruntime
 
 import (
 	"crypto/sha256"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -181,12 +182,20 @@ func (c *Clients) Recall(kubeconfig []byte, f breaker.Failure) {
 func digest(kubeconfig []byte) string { return fmt.Sprintf("%x", sha256.Sum256(kubeconfig)) }
 
 // tune shortens the idle timeout of the client's own transport (see
-// DefaultIdleTimeout) and bounds its TLS handshake; client-go hands
-// WrapTransport that transport first.
+// DefaultIdleTimeout), bounds its TLS handshake and lets it resume TLS
+// sessions; client-go hands WrapTransport that transport first.
+//
+// Closing idle connections early means a runtime's next reconcile connects
+// again; a resumed session skips the parsing and verifying of the runtime's
+// certificate chain and signature, which were most of a new connection's CPU.
+// The session lives as long as this client (one ticket, a few hundred bytes).
 func (c *Clients) tune(rt http.RoundTripper) http.RoundTripper {
 	if t, ok := rt.(*http.Transport); ok {
 		t.IdleConnTimeout = c.idle
 		t.TLSHandshakeTimeout = c.connect
+		if t.TLSClientConfig != nil && t.TLSClientConfig.ClientSessionCache == nil {
+			t.TLSClientConfig.ClientSessionCache = tls.NewLRUClientSessionCache(1)
+		}
 	}
 	return rt
 }

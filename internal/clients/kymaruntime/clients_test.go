@@ -111,7 +111,12 @@ func TestClientsReuseByDigest(t *testing.T) {
 // connection open between polls.
 func TestClientsCloseIdleConnections(t *testing.T) {
 	var closed atomic.Int32
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	var resumed []bool // per request: whether its connection resumed a TLS session
+	var mu sync.Mutex
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		resumed = append(resumed, r.TLS.DidResume)
+		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","namespace":"ns"}}`))
 	}))
@@ -142,6 +147,16 @@ func TestClientsCloseIdleConnections(t *testing.T) {
 	}
 	if s := c.Stats(); s.Len != 1 {
 		t.Errorf("the client left the cache: %+v", s)
+	}
+	// The next reconcile connects again, resuming the TLS session: the
+	// runtime's certificate chain is not verified again.
+	if _, err := core.Secrets("ns").Get(context.Background(), "s", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(resumed) != 2 || resumed[0] || !resumed[1] {
+		t.Errorf("TLS sessions resumed per request = %v, want [false true]", resumed)
 	}
 }
 

@@ -91,7 +91,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(reconciler.ControllerOptions(o.Options)).
-		WithEventFilter(resource.DesiredStateChanged()).
+		WithEventFilter(reconciler.DesiredStateChanged()).
 		Watches(&v1alpha1.IASApplication{}, &enqueueWhenListed{listings: c.TenantClients}).
 		Watches(&runtimev1alpha1.RuntimeSecret{}, WakeOnUserDeletion(mgr.GetClient())).
 		Complete(reconciler.PollsLast(HoldDeletion(r, mgr.GetClient(), o.PollInterval), o.Polls))

@@ -62,6 +62,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		// A runtime's API server reads its own writes, so a Secret missing right
 		// after its creation was deleted since and is recreated at once.
 		managed.WithCreationGracePeriod(time.Nanosecond),
+		managed.WithReferenceResolver(references{kube: mgr.GetClient(), write: managed.NewAPISimpleReferenceResolver(mgr.GetClient())}),
 	)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.RuntimeSecretGroupVersionKind), opts...)
 
@@ -91,7 +92,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	return b.
 		Named(name).
 		WithOptions(reconciler.ControllerOptions(o.Options)).
-		For(&v1alpha1.RuntimeSecret{}, builder.WithPredicates(resource.DesiredStateChanged())).
+		For(&v1alpha1.RuntimeSecret{}, builder.WithPredicates(reconciler.DesiredStateChanged())).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexSecrets))).
 		Watches(&iasv1alpha1.IASApplication{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexApplication)),
 			builder.WithPredicates(readinessChanged())).

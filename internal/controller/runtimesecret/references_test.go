@@ -1,0 +1,73 @@
+package runtimesecret
+
+import (
+	"context"
+	"testing"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+)
+
+// countingResolver counts the resolutions handed to crossplane-runtime's
+// resolver, which writes.
+type countingResolver struct{ calls int }
+
+func (c *countingResolver) ResolveReferences(context.Context, resource.Managed) error {
+	c.calls++
+	return nil
+}
+
+func TestReferencesWriteOnlyWhatChanged(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = apis.AddToScheme(scheme)
+	app := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "ns"}}
+	app.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: "app-ias"})
+	rs := func(credentials string) *v1alpha1.RuntimeSecret {
+		r := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "ns"}}
+		r.Spec.ForProvider.ApplicationRef = &xpv2.NamespacedReference{Name: "app"}
+		if credentials != "" {
+			r.Spec.ForProvider.CredentialsSecretRef = &xpv2.LocalSecretReference{Name: credentials}
+		}
+		return r
+	}
+	always := func(r *v1alpha1.RuntimeSecret) *v1alpha1.RuntimeSecret {
+		r.Spec.ForProvider.ApplicationRef.Policy = &xpv2.Policy{Resolve: ptr.To(xpv2.ResolvePolicyAlways)}
+		return r
+	}
+	cases := map[string]struct {
+		rs         *v1alpha1.RuntimeSecret
+		objects    []runtime.Object
+		wantWrites int
+	}{
+		"resolved before: nothing to write":      {rs: rs("app-ias"), objects: []runtime.Object{app}},
+		"not resolved yet: resolved and written": {rs: rs(""), objects: []runtime.Object{app}, wantWrites: 1},
+		// Resolved once, as crossplane-runtime resolves, unless the policy says always.
+		"the application names another Secret now":                       {rs: rs("old-ias"), objects: []runtime.Object{app}},
+		"resolved always, the application names another Secret now":      {rs: always(rs("old-ias")), objects: []runtime.Object{app}, wantWrites: 1},
+		"the application is missing: crossplane-runtime words the error": {rs: rs(""), wantWrites: 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := &countingResolver{}
+			r := references{kube: crfake.NewClientBuilder().WithScheme(scheme).WithRuntimeObjects(tc.objects...).Build(), write: w}
+			before := tc.rs.DeepCopy()
+			if err := r.ResolveReferences(context.Background(), tc.rs); err != nil {
+				t.Fatal(err)
+			}
+			if w.calls != tc.wantWrites {
+				t.Errorf("resolutions handed on to be written: %d, want %d", w.calls, tc.wantWrites)
+			}
+			if tc.wantWrites == 0 && tc.rs.Spec.ForProvider.CredentialsSecretRef.Name != before.Spec.ForProvider.CredentialsSecretRef.Name {
+				t.Errorf("the resource was changed without a write")
+			}
+		})
+	}
+}

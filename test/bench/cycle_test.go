@@ -1,0 +1,275 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+)
+
+// operatorCycleCPUms is what eventing-auth-manager spent per runtime on the
+// cycle below, measured side by side on the same 2-core machine: 2.9 s of CPU
+// for 200 runtimes (and 5 single ones).
+const operatorCycleCPUms = 2900.0 / 200
+
+// BenchmarkCycle takes what a runtime costs the provider over its whole life,
+// at 200 and at 1,000 runtimes, each on a provider process of its own run as
+// a new user runs it: default flags, and the runtime-watcher's listener on as
+// cluster/install.yaml ships it. The cycle is the one eventing-auth-manager was
+// measured on: the runtimes made at once, a minute of drift (a tenth of their
+// Secrets edited on the runtimes at its start, repaired through the
+// runtime-watcher), a minute at rest, all of them deleted, then 5 runtimes made
+// and deleted one at a time. It prints the provider's CPU per runtime (whole
+// cycle, and bring-up with deletion), held to the operator's, and by phase;
+// CPU at rest per 1,000 runtimes a minute; its reconciles per runtime by kind
+// and result; the management API server's writes per runtime by phase; and the
+// IAS calls per deleted runtime by operation.
+//
+// BENCH_PROFILE_DIR=<dir> also writes CPU profiles of the provider, 10 s each,
+// named after the cycle and phase they began in (go tool pprof merges them);
+// BENCH_CYCLE_ONLY=<n> runs the cycle at n runtimes only.
+func BenchmarkCycle(b *testing.B) {
+	for range b.N {
+		sizes := []int{200, 1000}
+		if n := envInt("BENCH_CYCLE_ONLY", 0); n > 0 {
+			sizes = []int{n} // one size, to compare changes quickly
+		}
+		_, watcherArgs := watcherOn(context.Background(), b)
+		for _, n := range sizes {
+			cycle(context.Background(), b, n, watcherArgs)
+		}
+	}
+}
+
+// cyclePhases are the parts of a cycle, in order.
+var cyclePhases = []string{"bringup", "drift", "rest", "delete", "singles"}
+
+func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string) {
+	name := fmt.Sprintf("cycle-%d", n)
+	args := slices.Clone(watcherArgs)
+	prof := profiler(b, name, &args)
+	if provider == nil {
+		startProviderAs(b, name, args...)
+	} else {
+		restartProvider(b, name, args...)
+	}
+	waitServing(b)
+	defer prof.stop()
+
+	cpu := map[string]time.Duration{}
+	took := map[string]time.Duration{}
+	phase := func(p string, run func()) {
+		prof.phase(p)
+		c0, t0, w0, m0 := benchfig.UsageOf(provider.Process.Pid).CPU, time.Now(), apiWrites(ctx, b), scrape(b)
+		run()
+		cpu[p], took[p] = benchfig.UsageOf(provider.Process.Pid).CPU-c0, time.Since(t0)
+		keys, each, total := benchfig.WritesBetween(w0, apiWrites(ctx, b), float64(n))
+		fmt.Printf("BENCH cycle_api_writes_per_runtime_%d{%s} %.2f\n", n, p, total)
+		for _, k := range keys {
+			fmt.Printf("  %s %.2f\n", k, each[k])
+		}
+		fmt.Printf("  reconciles per runtime:")
+		for k, v := range reconcilesByResult(m0, scrape(b)) {
+			fmt.Printf(" %s=%.2f", k, v/float64(n))
+		}
+		fmt.Println()
+	}
+	m0 := scrape(b)
+	var ids []string
+	var deleting iassim.Stats
+	phase("bringup", func() { ids = bringUp(ctx, b, fmt.Sprintf("cycle_bringup_%d", n), n) })
+	phase("drift", func() {
+		start := time.Now()
+		drift(ctx, b, ids[:n/10])
+		time.Sleep(time.Until(start.Add(time.Minute)))
+	})
+	phase("rest", func() { time.Sleep(time.Minute) })
+	phase("delete", func() {
+		st0 := sim.Stats()
+		teardown(ctx, b, fmt.Sprintf("cycle_delete_%d", n), ids)
+		deleting = statsSince(st0, sim.Stats())
+	})
+	const singles = 5
+	phase("singles", func() {
+		for range singles {
+			id := nextID("cycle-single")
+			create(ctx, b, []string{id})
+			waitAll(ctx, b, []string{id}, time.Minute, hasSecret)
+			teardownOne(ctx, b, id)
+		}
+	})
+	m1 := scrape(b)
+	use := benchfig.UsageOf(provider.Process.Pid)
+
+	runtimes := float64(n + singles)
+	total := time.Duration(0)
+	for _, p := range cyclePhases {
+		total += cpu[p]
+		fmt.Printf("BENCH cycle_cpu_ms_per_runtime_%d{%s} %.2f\n", n, p, ms(cpu[p])/runtimes)
+		fmt.Printf("BENCH cycle_phase_s_%d{%s} %.1f\n", n, p, took[p].Seconds())
+	}
+	benchfig.Figure(fmt.Sprintf("provider_cpu_ms_per_runtime_%d", n), ms(total)/runtimes, operatorCycleCPUms)
+	benchfig.Figure(fmt.Sprintf("provider_cpu_ms_per_runtime_bringup_delete_%d", n),
+		ms(cpu["bringup"]+cpu["delete"]+cpu["singles"])/runtimes, operatorCycleCPUms)
+	fmt.Printf("BENCH cycle_rest_cpu_s_per_min_per_1000_%d %.2f\n", n,
+		cpu["rest"].Seconds()/took["rest"].Minutes()*1000/float64(n))
+	fmt.Printf("BENCH cycle_peak_rss_mib_%d %.1f\n", n, float64(use.PeakRSS)/1024)
+
+	for _, k := range slices.Sorted(maps.Keys(reconcilesByResult(m0, m1))) {
+		fmt.Printf("BENCH cycle_reconciles_per_runtime_%d{%s} %.2f\n", n, k, reconcilesByResult(m0, m1)[k]/runtimes)
+	}
+	calls := 0
+	for _, op := range slices.Sorted(maps.Keys(deleting)) {
+		c := 0
+		for _, k := range deleting[op] {
+			c += k
+		}
+		calls += c
+		fmt.Printf("BENCH cycle_ias_calls_per_deleted_runtime_%d{%s} %.2f\n", n, op, float64(c)/float64(n))
+	}
+	benchfig.Figure(fmt.Sprintf("cycle_ias_calls_per_deleted_runtime_%d", n), float64(calls)/float64(n), 2)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// drift edits the Secret of each runtime in ids, as someone on the runtime
+// would, and waits until every one holds again what it held: repaired on the
+// runtime-watcher's event.
+func drift(ctx context.Context, b *testing.B, ids []string) {
+	held := map[string]map[string][]byte{}
+	for _, id := range ids {
+		s := &corev1.Secret{}
+		if err := rt.Get(ctx, client.ObjectKey{Namespace: id, Name: "eventing-webhook-auth"}, s); err != nil {
+			b.Fatal(err)
+		}
+		held[id] = s.Data
+		s.Data = map[string][]byte{"client_id": []byte("edited"), "client_secret": []byte("edited")}
+		if err := rt.Update(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	waitAll(ctx, b, ids, time.Minute, func(ctx context.Context, id string) bool {
+		s := &corev1.Secret{}
+		return rt.Get(ctx, client.ObjectKey{Namespace: id, Name: "eventing-webhook-auth"}, s) == nil &&
+			equality.Semantic.DeepEqual(s.Data, held[id])
+	})
+}
+
+// statsSince is what IAS answered between two of its counts.
+func statsSince(before, after iassim.Stats) iassim.Stats {
+	out := iassim.Stats{}
+	for op, codes := range after {
+		for code, n := range codes {
+			if d := n - before[op][code]; d > 0 {
+				if out[op] == nil {
+					out[op] = map[int]int{}
+				}
+				out[op][code] = d
+			}
+		}
+	}
+	return out
+}
+
+// reconcilesByResult are the reconciles between two scrapes by
+// "controller,result", for the managed-resource controllers.
+func reconcilesByResult(before, after metricsSample) map[string]float64 {
+	count := func(m metricsSample) map[string]float64 {
+		out := map[string]float64{}
+		for _, s := range m["controller_runtime_reconcile_total"].GetMetric() {
+			var c, r string
+			for _, l := range s.GetLabel() {
+				switch l.GetName() {
+				case "controller":
+					c = l.GetValue()
+				case "result":
+					r = l.GetValue()
+				}
+			}
+			out[c+","+r] += s.GetCounter().GetValue()
+		}
+		return out
+	}
+	b, a := count(before), count(after)
+	out := map[string]float64{}
+	for k, v := range a {
+		if d := v - b[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// cpuProfiler takes 10 s CPU profiles of the provider one after another while
+// a cycle runs, when BENCH_PROFILE_DIR is set.
+type cpuProfiler struct {
+	mu       sync.Mutex
+	current  string
+	done     chan struct{}
+	finished sync.WaitGroup
+}
+
+// profiler turns the provider's pprof endpoint on in args and returns a
+// profiler of it; one that does nothing when BENCH_PROFILE_DIR is unset.
+func profiler(b *testing.B, cycle string, args *[]string) *cpuProfiler {
+	p := &cpuProfiler{done: make(chan struct{})}
+	dir := os.Getenv("BENCH_PROFILE_DIR")
+	if dir == "" {
+		return p
+	}
+	addr := freeAddr(b)
+	*args = append(*args, "--pprof-bind-address="+addr)
+	p.finished.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-p.done:
+				return
+			default:
+			}
+			p.mu.Lock()
+			ph := p.current
+			p.mu.Unlock()
+			if ph == "" {
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+			resp, err := http.Get("http://" + addr + "/debug/pprof/profile?seconds=10")
+			if err != nil {
+				time.Sleep(time.Second)
+				continue
+			}
+			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%s-%03d.pprof", cycle, ph, i)))
+			if err == nil {
+				_, _ = io.Copy(f, resp.Body)
+				_ = f.Close()
+			}
+			_ = resp.Body.Close()
+		}
+	})
+	return p
+}
+
+func (p *cpuProfiler) phase(name string) {
+	p.mu.Lock()
+	p.current = name
+	p.mu.Unlock()
+}
+
+func (p *cpuProfiler) stop() {
+	close(p.done)
+	p.finished.Wait()
+}
