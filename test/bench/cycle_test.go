@@ -116,6 +116,11 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string) {
 	use := benchfig.UsageOf(provider.Process.Pid)
 
 	runtimes := float64(n + singles)
+	// A runtime's client is built again after it left the cache of the
+	// runtimes reconciled last: its kubeconfig parsed, its TLS set up again.
+	evictions := m1.only("eventing_auth_runtime_client_evictions_total").GetCounter().GetValue() -
+		m0.only("eventing_auth_runtime_client_evictions_total").GetCounter().GetValue()
+	fmt.Printf("BENCH cycle_runtime_client_evictions_per_runtime_%d %.2f\n", n, evictions/runtimes)
 	total := time.Duration(0)
 	for _, p := range cyclePhases {
 		total += cpu[p]

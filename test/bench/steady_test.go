@@ -62,7 +62,9 @@ func BenchmarkSteady(b *testing.B) {
 		fmt.Printf("BENCH steady_seed_s_%d %.1f\n", n, time.Since(start).Seconds())
 		fw, watcherArgs := watcherOn(ctx, b)
 		restartCycle(ctx, b, n, ids, watcherArgs...)
+		cpu0, atRest := benchfig.UsageOf(provider.Process.Pid).CPU, time.Now()
 		iasRPS := steadyLoad(ctx, b, n, ids, window)
+		restCPU(n, benchfig.UsageOf(provider.Process.Pid).CPU-cpu0, time.Since(atRest))
 		watcherRepairs(ctx, b, n, ids, fw, iasRPS)
 		kib := rssKiB()
 		benchfig.Figure(fmt.Sprintf("rss_mib_%d", n), float64(kib)/1024, 400*float64(n)/10000)
@@ -264,6 +266,13 @@ func restartCycle(ctx context.Context, b *testing.B, n int, ids []string, args .
 		}
 	}
 	benchfig.Figure(fmt.Sprintf("restart_objects_written_%d", n), float64(changed), 1)
+}
+
+// restCPU prints the provider's CPU at rest per 1,000 runtimes a minute, at
+// the default poll, held to a tenth of a core per 1,000 runtimes: what a
+// landscape requests for the provider at rest (docs/performance.md).
+func restCPU(n int, cpu, took time.Duration) {
+	benchfig.Figure(fmt.Sprintf("rest_cpu_s_per_min_per_1000_%d", n), cpu.Seconds()/took.Minutes()*1000/float64(n), 6)
 }
 
 // versions are the resourceVersions of every 100th runtime's objects.

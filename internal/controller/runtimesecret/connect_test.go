@@ -40,7 +40,10 @@ func TestConnect(t *testing.T) {
 		synced     xpv2.Condition
 		err        error
 		hasRuntime bool
-		recalled   []breaker.Failure
+		// clientErr is what the first call to the runtime meets: the
+		// client is built then, not at Connect.
+		clientErr error
+		recalled  []breaker.Failure
 	}{
 		"KubeconfigSecretMissing": {
 			// Observe decides what a missing kubeconfig means: wait, or the runtime is gone.
@@ -56,9 +59,10 @@ func TestConnect(t *testing.T) {
 			err: errors.Errorf(errKubeconfigKey, "kcp/kubeconfig-rt-1", "config"),
 		},
 		"KubeconfigRefused": {
-			get:     kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
-			clients: RuntimeClientsFn(func([]byte) (corev1client.CoreV1Interface, error) { return nil, errRefused }),
-			err:     errors.Wrapf(errRefused, errKubeconfigRefused, "kcp/kubeconfig-rt-1", "config"),
+			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
+			clients:    RuntimeClientsFn(func([]byte) (corev1client.CoreV1Interface, error) { return nil, errRefused }),
+			hasRuntime: true,
+			clientErr:  errors.Wrapf(errRefused, errKubeconfigRefused, "kcp/kubeconfig-rt-1", "config"),
 		},
 		"Connected": {
 			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
@@ -89,17 +93,28 @@ func TestConnect(t *testing.T) {
 				Spec: v1alpha1.RuntimeSecretSpec{ForProvider: v1alpha1.RuntimeSecretParameters{RuntimeID: "rt-1"}}}
 			cr.SetConditions(tc.synced)
 			got, err := c.Connect(context.Background(), cr)
-			if diff := cmp.Diff(tc.recalled, clients.recalled); diff != "" {
-				t.Errorf("recalled failures: -want +got:\n%s", diff)
-			}
 			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
 				t.Fatalf("Connect error: -want +got:\n%s", diff)
 			}
 			if err != nil {
 				return
 			}
-			if e := got.(*external); (e.runtime != nil) != tc.hasRuntime {
-				t.Errorf("has a runtime client: %v, want %v", e.runtime != nil, tc.hasRuntime)
+			e := got.(*external)
+			if e.noKubeconfig == tc.hasRuntime {
+				t.Errorf("has a runtime: %v, want %v", !e.noKubeconfig, tc.hasRuntime)
+			}
+			if len(clients.recalled) > 0 {
+				t.Errorf("recalled into a circuit before any call to the runtime: %v", clients.recalled)
+			}
+			if !tc.hasRuntime {
+				return
+			}
+			_, err = e.secrets("kyma-system")
+			if diff := cmp.Diff(tc.clientErr, err, test.EquateErrors()); diff != "" {
+				t.Errorf("first call's client error: -want +got:\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.recalled, clients.recalled); diff != "" {
+				t.Errorf("recalled failures: -want +got:\n%s", diff)
 			}
 		})
 	}

@@ -67,32 +67,48 @@ type connector struct {
 	watcher *runtimewatcher.Listener
 }
 
-// Connect reads the runtime's kubeconfig and takes its client from the cache. A
-// missing kubeconfig Secret is not an error here: Observe decides what it means.
+// Connect reads the runtime's kubeconfig. A missing kubeconfig Secret is not
+// an error here: Observe decides what it means. The runtime's client is taken
+// from the cache, or built, only when a call to the runtime is made (see
+// external.secrets).
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.TypedExternalClient[*v1alpha1.RuntimeSecret], error) {
 	name, key := cr.KubeconfigSecret()
 	e := &external{kube: c.kube, recorder: c.recorder, kubeconfig: cr.GetNamespace() + "/" + name, kubeconfigKey: key,
-		unreachableDeletion: c.unreachableDeletion, now: time.Now, watcher: c.watcher}
+		unreachableDeletion: c.unreachableDeletion, now: time.Now, watcher: c.watcher, clients: c.clients}
 	s := &corev1.Secret{}
 	err := c.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: name}, s)
 	switch {
 	case kerrors.IsNotFound(err):
+		e.noKubeconfig = true
 		return e, nil
 	case err != nil:
 		return nil, errors.Wrapf(err, errReadKubeconfig, e.kubeconfig)
 	}
-	data := s.Data[key]
-	if len(data) == 0 {
+	if e.kubeconfigData = s.Data[key]; len(e.kubeconfigData) == 0 {
 		return nil, errors.Errorf(errKubeconfigKey, e.kubeconfig, key)
 	}
-	if e.runtime, err = c.clients.For(data); err != nil {
-		return nil, errors.Wrapf(err, errKubeconfigRefused, e.kubeconfig, key)
-	}
-	if f, ok := reconciler.RecalledFailure(cr); ok {
-		// After a restart: the runtime failed when last tried.
-		c.clients.Recall(data, f)
-	}
+	e.recalled, e.recalledOK = reconciler.RecalledFailure(cr)
 	return e, nil
+}
+
+// secrets is the runtime's Secrets client. It is taken from the cache of
+// runtime clients, or built, on the first call to the runtime: a reconcile
+// that only waits for its IASApplication builds none. A client is its parsed
+// kubeconfig and TLS set-up, and with many runtimes made at once (more than
+// the cache holds) each waiting reconcile built one again.
+func (e *external) secrets(ns string) (corev1client.SecretInterface, error) {
+	if e.runtime == nil {
+		c, err := e.clients.For(e.kubeconfigData)
+		if err != nil {
+			return nil, errors.Wrapf(err, errKubeconfigRefused, e.kubeconfig, e.kubeconfigKey)
+		}
+		if e.recalledOK {
+			// After a restart: the runtime failed when last tried.
+			e.clients.Recall(e.kubeconfigData, e.recalled)
+		}
+		e.runtime = c
+	}
+	return e.runtime.Secrets(ns), nil
 }
 
 // external reconciles one RuntimeSecret with its runtime. It lives for one
@@ -102,7 +118,15 @@ type external struct {
 	recorder      event.Recorder
 	kubeconfig    string // namespace/name of the kubeconfig Secret
 	kubeconfigKey string
-	runtime       corev1client.SecretsGetter // nil: no kubeconfig Secret
+	noKubeconfig  bool // the kubeconfig Secret does not exist
+
+	kubeconfigData []byte
+	clients        RuntimeClients
+	runtime        corev1client.SecretsGetter // built on the first call (secrets)
+	// recalled is the runtime's failure the resource's condition recorded,
+	// recalled into its circuit once its client is built.
+	recalled   breaker.Failure
+	recalledOK bool
 
 	unreachableDeletion time.Duration
 	now                 func() time.Time
@@ -127,7 +151,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	deleting := meta.WasDeleted(cr)
 	fromEvent := e.watcher.TookEvent(client.ObjectKeyFromObject(cr))
 
-	if e.runtime == nil {
+	if e.noKubeconfig {
 		if deleting {
 			e.recorder.Event(cr, event.Normal(eventRuntimeGone, fmt.Sprintf("The kubeconfig Secret %s is gone, so runtime %s is taken to be gone with its Secret %s/%s; deletion completes", e.kubeconfig, id, ns, name)))
 			return managed.ExternalObservation{ResourceExists: false}, nil
@@ -145,7 +169,11 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 		e.want = want
 	}
 
-	cur, err := e.runtime.Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	secrets, err := e.secrets(ns)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	cur, err := secrets.Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case kerrors.IsNotFound(err) && !deleting && last != "":
 		// Deleted by someone else after the provider wrote it: put back as an

@@ -139,7 +139,9 @@ func TestObserve(t *testing.T) {
 				kubeconfig:    "kcp/kubeconfig-rt-1",
 				kubeconfigKey: "config",
 			}
-			if !tc.noRuntime {
+			if tc.noRuntime {
+				e.noKubeconfig = true
+			} else {
 				e.runtime = fake.NewClientset(tc.onRuntime...).CoreV1()
 			}
 			obs, err := e.Observe(context.Background(), tc.cr)
