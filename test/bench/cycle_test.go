@@ -191,7 +191,7 @@ func statsSince(before, after iassim.Stats) iassim.Stats {
 }
 
 // reconcilesByResult are the reconciles between two scrapes by
-// "controller,result", for the managed-resource controllers.
+// "controller,result", of every controller of the provider.
 func reconcilesByResult(before, after metricsSample) map[string]float64 {
 	count := func(m metricsSample) map[string]float64 {
 		out := map[string]float64{}
