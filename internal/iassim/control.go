@@ -22,6 +22,23 @@ func (st Stats) Count(op string, status int) int {
 	return n
 }
 
+// Since is what was answered after before, a count taken earlier: the counts
+// that grew, by how much.
+func (st Stats) Since(before Stats) Stats {
+	out := Stats{}
+	for op, codes := range st {
+		for code, n := range codes {
+			if d := n - before[op][code]; d > 0 {
+				if out[op] == nil {
+					out[op] = map[int]int{}
+				}
+				out[op][code] = d
+			}
+		}
+	}
+	return out
+}
+
 // Stats returns a copy of the request counts.
 func (s *Server) Stats() Stats {
 	s.mu.Lock()

@@ -74,7 +74,7 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string) {
 	took := map[string]time.Duration{}
 	phase := func(p string, run func()) {
 		prof.phase(p)
-		c0, t0, w0, m0 := benchfig.UsageOf(provider.Process.Pid).CPU, time.Now(), apiWrites(ctx, b), scrape(b)
+		c0, t0, w0, s0 := benchfig.UsageOf(provider.Process.Pid).CPU, time.Now(), apiWrites(ctx, b), scrape(b)
 		run()
 		cpu[p], took[p] = benchfig.UsageOf(provider.Process.Pid).CPU-c0, time.Since(t0)
 		keys, each, total := benchfig.WritesBetween(w0, apiWrites(ctx, b), float64(n))
@@ -83,8 +83,9 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string) {
 			fmt.Printf("  %s %.2f\n", k, each[k])
 		}
 		fmt.Printf("  reconciles per runtime:")
-		for k, v := range reconcilesByResult(m0, scrape(b)) {
-			fmt.Printf(" %s=%.2f", k, v/float64(n))
+		reconciles := reconcilesByResult(s0, scrape(b))
+		for _, k := range slices.Sorted(maps.Keys(reconciles)) {
+			fmt.Printf(" %s=%.2f", k, reconciles[k]/float64(n))
 		}
 		fmt.Println()
 	}
@@ -101,7 +102,7 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string) {
 	phase("delete", func() {
 		st0 := sim.Stats()
 		teardown(ctx, b, fmt.Sprintf("cycle_delete_%d", n), ids)
-		deleting = statsSince(st0, sim.Stats())
+		deleting = sim.Stats().Since(st0)
 	})
 	const singles = 5
 	phase("singles", func() {
@@ -134,15 +135,13 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string) {
 		cpu["rest"].Seconds()/took["rest"].Minutes()*1000/float64(n))
 	fmt.Printf("BENCH cycle_peak_rss_mib_%d %.1f\n", n, float64(use.PeakRSS)/1024)
 
-	for _, k := range slices.Sorted(maps.Keys(reconcilesByResult(m0, m1))) {
-		fmt.Printf("BENCH cycle_reconciles_per_runtime_%d{%s} %.2f\n", n, k, reconcilesByResult(m0, m1)[k]/runtimes)
+	reconciles := reconcilesByResult(m0, m1)
+	for _, k := range slices.Sorted(maps.Keys(reconciles)) {
+		fmt.Printf("BENCH cycle_reconciles_per_runtime_%d{%s} %.2f\n", n, k, reconciles[k]/runtimes)
 	}
 	calls := 0
 	for _, op := range slices.Sorted(maps.Keys(deleting)) {
-		c := 0
-		for _, k := range deleting[op] {
-			c += k
-		}
+		c := deleting.Count(op, 0)
 		calls += c
 		fmt.Printf("BENCH cycle_ias_calls_per_deleted_runtime_%d{%s} %.2f\n", n, op, float64(c)/float64(n))
 	}
@@ -172,22 +171,6 @@ func drift(ctx context.Context, b *testing.B, ids []string) {
 		return rt.Get(ctx, client.ObjectKey{Namespace: id, Name: "eventing-webhook-auth"}, s) == nil &&
 			equality.Semantic.DeepEqual(s.Data, held[id])
 	})
-}
-
-// statsSince is what IAS answered between two of its counts.
-func statsSince(before, after iassim.Stats) iassim.Stats {
-	out := iassim.Stats{}
-	for op, codes := range after {
-		for code, n := range codes {
-			if d := n - before[op][code]; d > 0 {
-				if out[op] == nil {
-					out[op] = map[int]int{}
-				}
-				out[op][code] = d
-			}
-		}
-	}
-	return out
 }
 
 // reconcilesByResult are the reconciles between two scrapes by

@@ -217,12 +217,10 @@ func (c *composed) iasCalls() int {
 // printIASCallsPerRuntime prints the IAS calls per runtime by operation and
 // answer since before, to tell which calls a figure's bound counts.
 func (c *composed) printIASCallsPerRuntime(prefix string, before iassim.Stats, runtimes int) {
-	now := c.s.Sim.Stats()
-	for _, op := range slices.Sorted(maps.Keys(now)) {
-		for _, code := range slices.Sorted(maps.Keys(now[op])) {
-			if d := now[op][code] - before[op][code]; d > 0 {
-				fmt.Printf("BENCH %s_ias_calls_per_runtime{%s,%d} %.2f\n", prefix, op, code, float64(d)/float64(runtimes))
-			}
+	since := c.s.Sim.Stats().Since(before)
+	for _, op := range slices.Sorted(maps.Keys(since)) {
+		for _, code := range slices.Sorted(maps.Keys(since[op])) {
+			fmt.Printf("BENCH %s_ias_calls_per_runtime{%s,%d} %.2f\n", prefix, op, code, float64(since[op][code])/float64(runtimes))
 		}
 	}
 }
