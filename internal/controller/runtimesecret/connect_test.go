@@ -100,8 +100,8 @@ func TestConnect(t *testing.T) {
 				return
 			}
 			e := got.(*external)
-			if e.noKubeconfig == tc.hasRuntime {
-				t.Errorf("has a runtime: %v, want %v", !e.noKubeconfig, tc.hasRuntime)
+			if (e.kubeconfigData != nil) != tc.hasRuntime {
+				t.Errorf("has a kubeconfig: %v, want %v", e.kubeconfigData != nil, tc.hasRuntime)
 			}
 			if len(clients.recalled) > 0 {
 				t.Errorf("recalled into a circuit before any call to the runtime: %v", clients.recalled)

@@ -79,7 +79,6 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RuntimeSecret) (ma
 	err := c.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: name}, s)
 	switch {
 	case kerrors.IsNotFound(err):
-		e.noKubeconfig = true
 		return e, nil
 	case err != nil:
 		return nil, errors.Wrapf(err, errReadKubeconfig, e.kubeconfig)
@@ -87,7 +86,9 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RuntimeSecret) (ma
 	if e.kubeconfigData = s.Data[key]; len(e.kubeconfigData) == 0 {
 		return nil, errors.Errorf(errKubeconfigKey, e.kubeconfig, key)
 	}
-	e.recalled, e.recalledOK = reconciler.RecalledFailure(cr)
+	if f, ok := reconciler.RecalledFailure(cr); ok {
+		e.recalled = &f
+	}
 	return e, nil
 }
 
@@ -102,9 +103,9 @@ func (e *external) secrets(ns string) (corev1client.SecretInterface, error) {
 		if err != nil {
 			return nil, errors.Wrapf(err, errKubeconfigRefused, e.kubeconfig, e.kubeconfigKey)
 		}
-		if e.recalledOK {
+		if e.recalled != nil {
 			// After a restart: the runtime failed when last tried.
-			e.clients.Recall(e.kubeconfigData, e.recalled)
+			e.clients.Recall(e.kubeconfigData, *e.recalled)
 		}
 		e.runtime = c
 	}
@@ -118,15 +119,13 @@ type external struct {
 	recorder      event.Recorder
 	kubeconfig    string // namespace/name of the kubeconfig Secret
 	kubeconfigKey string
-	noKubeconfig  bool // the kubeconfig Secret does not exist
 
-	kubeconfigData []byte
+	kubeconfigData []byte // nil: no kubeconfig Secret
 	clients        RuntimeClients
 	runtime        corev1client.SecretsGetter // built on the first call (secrets)
 	// recalled is the runtime's failure the resource's condition recorded,
-	// recalled into its circuit once its client is built.
-	recalled   breaker.Failure
-	recalledOK bool
+	// recalled into its circuit once its client is built; nil: none.
+	recalled *breaker.Failure
 
 	unreachableDeletion time.Duration
 	now                 func() time.Time
@@ -151,7 +150,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	deleting := meta.WasDeleted(cr)
 	fromEvent := e.watcher.TookEvent(client.ObjectKeyFromObject(cr))
 
-	if e.noKubeconfig {
+	if e.kubeconfigData == nil && e.runtime == nil {
 		if deleting {
 			e.recorder.Event(cr, event.Normal(eventRuntimeGone, fmt.Sprintf("The kubeconfig Secret %s is gone, so runtime %s is taken to be gone with its Secret %s/%s; deletion completes", e.kubeconfig, id, ns, name)))
 			return managed.ExternalObservation{ResourceExists: false}, nil

@@ -139,9 +139,7 @@ func TestObserve(t *testing.T) {
 				kubeconfig:    "kcp/kubeconfig-rt-1",
 				kubeconfigKey: "config",
 			}
-			if tc.noRuntime {
-				e.noKubeconfig = true
-			} else {
+			if !tc.noRuntime {
 				e.runtime = fake.NewClientset(tc.onRuntime...).CoreV1()
 			}
 			obs, err := e.Observe(context.Background(), tc.cr)
