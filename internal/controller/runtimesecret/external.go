@@ -182,6 +182,14 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 		e.changedBySomeoneElse(cr, last, nil, fromEvent)
 		cr.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf("Secret %s/%s on runtime %s was deleted; restoring it", ns, name, id)))
 		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: false, Diff: "deleted"}, nil
+	case kerrors.IsNotFound(err) && !deleting && createdByUpdate(cr):
+		// Not made yet: Update makes it. crossplane-runtime's creation would
+		// record two annotations and a Creating status and take one more
+		// reconcile, for a Secret whose name is fixed and whose creation is safe
+		// to repeat (Observe finds it).
+		at.DataHash = ""
+		cr.SetConditions(xpv2.Creating().WithMessage(fmt.Sprintf("Creating Secret %s/%s on runtime %s", ns, name, id)))
+		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: false, Diff: "missing"}, nil
 	case kerrors.IsNotFound(err):
 		at.DataHash = ""
 		return managed.ExternalObservation{ResourceExists: false}, nil
@@ -212,6 +220,16 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 		cr.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf("Secret %s/%s on runtime %s differs (%s); restoring it", ns, name, id, diff)))
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// createdByUpdate tells whether the management policies let Update make a
+// missing Secret: they allow both creating and updating it. Otherwise the
+// Secret is reported missing and crossplane-runtime creates it, or not, as
+// they say.
+func createdByUpdate(cr *v1alpha1.RuntimeSecret) bool {
+	p := cr.GetManagementPolicies()
+	return len(p) == 0 || slices.Contains(p, xpv2.ManagementActionAll) ||
+		(slices.Contains(p, xpv2.ManagementActionCreate) && slices.Contains(p, xpv2.ManagementActionUpdate))
 }
 
 // changedBySomeoneElse tells a repair from an update: the runtime held what it
@@ -339,7 +357,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 	ns, name := cr.TargetSecret()
 	id := cr.Spec.ForProvider.RuntimeID
 	if e.current == nil {
-		// Deleted by someone else: put back.
+		// Not made yet, or deleted by someone else: made (again).
 		if err := e.create(ctx, cr); err != nil {
 			return managed.ExternalUpdate{}, err
 		}

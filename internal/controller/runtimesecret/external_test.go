@@ -121,7 +121,12 @@ func TestObserve(t *testing.T) {
 		"CredentialsIncomplete": {cr: rs(byRef),
 			mgmt:   []runtime.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "kcp"}, Data: withData(creds, "client_secret", "")}},
 			exists: true, upToDate: true, ready: corev1.ConditionFalse, readyMsg: "Waiting for the credentials Secret kcp/creds to hold the keys client_secret"},
-		"TargetMissing": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}},
+		// Made by Update, without crossplane-runtime's creation records.
+		"TargetMissing": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret},
+			exists: true, ready: corev1.ConditionFalse, readyMsg: "Creating Secret kyma-system/eventing-webhook-auth on runtime rt-1"},
+		// Policies that do not allow Update leave creating to crossplane-runtime.
+		"TargetMissingNoUpdate":    {cr: withPolicies(rs(byRef), xpv2.ManagementActionObserve, xpv2.ManagementActionCreate), mgmt: []runtime.Object{credsSecret}},
+		"TargetMissingObserveOnly": {cr: withPolicies(rs(byRef), xpv2.ManagementActionObserve), mgmt: []runtime.Object{credsSecret}},
 		"InSync": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(ours, creds)},
 			exists: true, upToDate: true, ready: corev1.ConditionTrue},
 		"Drifted": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(ours, withData(creds, "client_secret", "OLD"))},
@@ -158,6 +163,11 @@ func TestObserve(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withPolicies(cr *v1alpha1.RuntimeSecret, p ...xpv2.ManagementAction) *v1alpha1.RuntimeSecret {
+	cr.SetManagementPolicies(p)
+	return cr
 }
 
 // BenchmarkCompare is what each poll of an unchanged runtime Secret costs beyond

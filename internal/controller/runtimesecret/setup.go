@@ -4,22 +4,18 @@ package runtimesecret
 
 import (
 	"context"
-	"reflect"
 	"time"
 
 	xpevent "github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
@@ -92,8 +88,8 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	return b.
 		Named(name).
 		WithOptions(reconciler.ControllerOptions(o.Options)).
-		For(&v1alpha1.RuntimeSecret{}, builder.WithPredicates(reconciler.DesiredStateChanged())).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexSecrets))).
+		For(&v1alpha1.RuntimeSecret{}, builder.WithPredicates(reconciler.DesiredStateChanged(), predicate.Not(referenceResolved()))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(readers(mgr.GetClient()))).
 		Watches(&iasv1alpha1.IASApplication{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexApplication)),
 			builder.WithPredicates(readinessChanged())).
 		Complete(reconciler.PollsLast(r, o.Polls))
@@ -141,36 +137,4 @@ func applicationOf(o client.Object) []string {
 		return []string{ref.Name}
 	}
 	return nil
-}
-
-// users maps an object to the RuntimeSecrets in its namespace that name it in
-// the given index.
-func users(c client.Reader, index string) handler.MapFunc {
-	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		l := &v1alpha1.RuntimeSecretList{}
-		if err := c.List(ctx, l, client.InNamespace(o.GetNamespace()), client.MatchingFields{index: o.GetName()}); err != nil {
-			return nil
-		}
-		out := make([]reconcile.Request, 0, len(l.Items))
-		for _, rs := range l.Items {
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: rs.Namespace, Name: rs.Name}})
-		}
-		return out
-	}
-}
-
-// readinessChanged passes an IASApplication's creation, deletion and the updates
-// that change its readiness or its connection Secret: all a RuntimeSecret waits
-// for. Its other status updates would wake every waiting RuntimeSecret for nothing.
-func readinessChanged() predicate.Funcs {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		was, okOld := e.ObjectOld.(*iasv1alpha1.IASApplication)
-		is, okNew := e.ObjectNew.(*iasv1alpha1.IASApplication)
-		if !okOld || !okNew {
-			return true
-		}
-		return was.GetCondition(xpv2.TypeReady).Status != is.GetCondition(xpv2.TypeReady).Status ||
-			!reflect.DeepEqual(was.GetWriteConnectionSecretToReference(), is.GetWriteConnectionSecretToReference()) ||
-			was.GetDeletionTimestamp().IsZero() != is.GetDeletionTimestamp().IsZero()
-	}}
 }

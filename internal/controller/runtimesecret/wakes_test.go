@@ -1,0 +1,120 @@
+package runtimesecret
+
+import (
+	"context"
+	"testing"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+)
+
+// TestReaders: a Secret wakes the RuntimeSecrets that read it, except those
+// that read it as the connection Secret of an application not Ready yet.
+func TestReaders(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = apis.AddToScheme(scheme)
+	rs := func(name, app string) *v1alpha1.RuntimeSecret {
+		p := v1alpha1.RuntimeSecretParameters{RuntimeID: name, CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}
+		if app != "" {
+			p.ApplicationRef = &xpv2.NamespacedReference{Name: app}
+		}
+		return &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kcp"}, Spec: v1alpha1.RuntimeSecretSpec{ForProvider: p}}
+	}
+	app := func(name string, c xpv2.Condition) *iasv1alpha1.IASApplication {
+		a := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kcp"}}
+		a.SetConditions(c)
+		return a
+	}
+	objects := []runtime.Object{
+		rs("direct", ""),               // credentials named directly
+		rs("ready", "app-ready"),       // its application is Ready
+		rs("creating", "app-creating"), // its application is not Ready yet
+		rs("absent", "app-absent"),     // its application does not exist
+		app("app-ready", xpv2.Available()), app("app-creating", xpv2.Creating()),
+	}
+	kube := crfake.NewClientBuilder().WithScheme(scheme).WithRuntimeObjects(objects...).
+		WithIndex(&v1alpha1.RuntimeSecret{}, indexSecrets, secretsOf).Build()
+
+	cases := map[string]struct {
+		secret string
+		want   []string
+	}{
+		"the credentials Secret wakes those whose application is Ready, or that have none": {secret: "creds", want: []string{"direct", "ready"}},
+		"a kubeconfig Secret wakes its RuntimeSecret, whatever its application":            {secret: "kubeconfig-creating", want: []string{"creating"}},
+		"another Secret wakes none": {secret: "other"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: tc.secret, Namespace: "kcp"}}
+			var got []string
+			for _, r := range readers(kube)(context.Background(), s) {
+				got = append(got, r.Name)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("woken: -want +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReferenceResolved: the write of a resolved applicationRef is told apart
+// from every other change of the spec.
+func TestReferenceResolved(t *testing.T) {
+	base := func() *v1alpha1.RuntimeSecret {
+		return &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp"},
+			Spec: v1alpha1.RuntimeSecretSpec{ForProvider: v1alpha1.RuntimeSecretParameters{RuntimeID: "rt-1",
+				ApplicationRef: &xpv2.NamespacedReference{Name: "app"}}}}
+	}
+	resolved := func(rs *v1alpha1.RuntimeSecret) *v1alpha1.RuntimeSecret {
+		rs.Spec.ForProvider.CredentialsSecretRef = &xpv2.LocalSecretReference{Name: "app-ias"}
+		return rs
+	}
+	cases := map[string]struct {
+		was, is *v1alpha1.RuntimeSecret
+		want    bool
+	}{
+		"resolved": {was: base(), is: resolved(base()), want: true},
+		"resolved and another field changed": {was: base(), is: func() *v1alpha1.RuntimeSecret {
+			rs := resolved(base())
+			rs.Spec.ForProvider.RuntimeID = "rt-2"
+			return rs
+		}(), want: false},
+		"resolved and labelled": {was: base(), is: func() *v1alpha1.RuntimeSecret {
+			rs := resolved(base())
+			rs.SetLabels(map[string]string{"a": "b"})
+			return rs
+		}(), want: false},
+		"credentials changed": {was: resolved(base()), is: func() *v1alpha1.RuntimeSecret {
+			rs := base()
+			rs.Spec.ForProvider.CredentialsSecretRef = &xpv2.LocalSecretReference{Name: "other"}
+			return rs
+		}(), want: false},
+		"credentials named without an applicationRef": {was: func() *v1alpha1.RuntimeSecret {
+			rs := base()
+			rs.Spec.ForProvider.ApplicationRef = nil
+			return rs
+		}(), is: func() *v1alpha1.RuntimeSecret {
+			rs := resolved(base())
+			rs.Spec.ForProvider.ApplicationRef = nil
+			return rs
+		}(), want: false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := referenceResolved().Update(event.UpdateEvent{ObjectOld: tc.was, ObjectNew: tc.is}); got != tc.want {
+				t.Errorf("referenceResolved = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
