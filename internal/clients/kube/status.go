@@ -2,11 +2,12 @@
 package kube
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"reflect"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -54,14 +55,24 @@ func (w *statusWriter) unchanged(ctx context.Context, obj client.Object) bool {
 		cached.GetResourceVersion() != obj.GetResourceVersion() {
 		return false
 	}
-	// Compared as the API server stores them: times at the precision it keeps.
-	a, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return false
+	// Compared as the API server stores them: as JSON, times at the precision
+	// it keeps. Only the status is encoded; converting whole objects cost more
+	// than the rest of a waiting reconcile.
+	a, okA := statusJSON(obj)
+	b, okB := statusJSON(cached)
+	return okA && okB && bytes.Equal(a, b)
+}
+
+// statusJSON is the JSON of obj's Status field.
+func statusJSON(obj client.Object) ([]byte, bool) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil, false
 	}
-	b, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cached)
-	if err != nil {
-		return false
+	f := v.Elem().FieldByName("Status")
+	if !f.IsValid() {
+		return nil, false
 	}
-	return reflect.DeepEqual(a["status"], b["status"])
+	b, err := json.Marshal(f.Interface())
+	return b, err == nil
 }

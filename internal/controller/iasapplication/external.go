@@ -172,6 +172,12 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	}
 	app, adopted, err := e.find(ctx, cr)
 	if err != nil || app == nil {
+		if err == nil && !meta.WasDeleted(cr) {
+			// To be created: the Update that records the pending creation
+			// persists the finalizer too, so crossplane-runtime need not write
+			// it alone first. If nothing is created, nothing needs it.
+			meta.AddFinalizer(cr, managed.FinalizerName)
+		}
 		return managed.ExternalObservation{}, err
 	}
 	if app.Type != ias.TypeCharged {

@@ -281,6 +281,11 @@ func TestObserve(t *testing.T) {
 					t.Errorf("Ready = %s, want %s (%s)", s, tc.ready, cr.GetCondition(xpv2.TypeReady).Message)
 				}
 			}
+			// To be created: the finalizer rides on the write that records the
+			// pending creation; nothing else adds it in memory only.
+			if finalized := meta.FinalizerExists(cr, managed.FinalizerName); !meta.WasDeleted(cr) && finalized != !tc.exists {
+				t.Errorf("finalizer in memory %v, want %v", finalized, !tc.exists)
+			}
 			if got := meta.GetExternalName(cr); got != tc.externalName && tc.exists {
 				t.Errorf("external name = %q, want %q", got, tc.externalName)
 			}

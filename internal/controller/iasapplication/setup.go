@@ -77,6 +77,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		// resource deleted right after its creation.
 		managed.WithCreationGracePeriod(time.Nanosecond),
 	)
+	opts = append(opts, reconciler.KeepStatus(mgr.GetClient())...)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.IASApplicationGroupVersionKind), opts...)
 
 	if err := mgr.Add(tenantLister{reader: mgr.GetAPIReader(), providerConfigs: c.ProviderConfigs, listings: c.TenantClients, log: o.Logger}); err != nil {

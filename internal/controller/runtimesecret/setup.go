@@ -60,6 +60,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		managed.WithCreationGracePeriod(time.Nanosecond),
 		managed.WithReferenceResolver(references{kube: mgr.GetClient(), write: managed.NewAPISimpleReferenceResolver(mgr.GetClient())}),
 	)
+	opts = append(opts, reconciler.KeepStatus(mgr.GetClient())...)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.RuntimeSecretGroupVersionKind), opts...)
 
 	if err := reconciler.RecordStates(mgr, o, &v1alpha1.RuntimeSecretList{}); err != nil {
