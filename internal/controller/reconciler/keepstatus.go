@@ -2,11 +2,15 @@ package reconciler
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -19,15 +23,21 @@ import (
 // IASApplication's Creating status missed the ID and secret its Create found.
 // These wrappers keep the status the reconcile set.
 
-// KeepStatusFinalizer is f, which adds and removes the finalizer name,
-// keeping the object's status across its writes.
-func KeepStatusFinalizer(f resource.Finalizer, name string) resource.Finalizer {
-	return keepStatusFinalizer{Finalizer: f, name: name}
+// KeepStatusFinalizer adds and removes the finalizer name as
+// crossplane-runtime's APIFinalizer does, keeping the object's status across
+// its writes. It removes the finalizer with a JSON patch that tests for it
+// instead of an Update: the Update carries the resourceVersion the reconcile
+// read, and right after a deletion's status write the cache often held the
+// one before, so the Update failed on a conflict and the whole reconcile,
+// with its call to the runtime, ran again.
+func KeepStatusFinalizer(c client.Client, name string) resource.Finalizer {
+	return keepStatusFinalizer{Finalizer: resource.NewAPIFinalizer(c, name), client: c, name: name}
 }
 
 type keepStatusFinalizer struct {
 	resource.Finalizer
-	name string
+	client client.Client
+	name   string
 }
 
 func (f keepStatusFinalizer) AddFinalizer(ctx context.Context, obj resource.Object) error {
@@ -38,10 +48,23 @@ func (f keepStatusFinalizer) AddFinalizer(ctx context.Context, obj resource.Obje
 }
 
 func (f keepStatusFinalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) error {
-	if !meta.FinalizerExists(obj, f.name) {
+	i := slices.Index(obj.GetFinalizers(), f.name)
+	if i < 0 {
 		return nil
 	}
-	return keepingStatus(obj, func() error { return f.Finalizer.RemoveFinalizer(ctx, obj) })
+	return keepingStatus(obj, func() error {
+		name, err := json.Marshal(f.name)
+		if err != nil {
+			return err
+		}
+		patch := fmt.Appendf(nil, `[{"op":"test","path":"/metadata/finalizers/%d","value":%s},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, name, i)
+		if err := f.client.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, patch)); err == nil {
+			return nil
+		}
+		// The finalizers changed meanwhile (the test failed), or the patch
+		// could not be made: as crossplane-runtime does.
+		return f.Finalizer.RemoveFinalizer(ctx, obj)
+	})
 }
 
 // KeepStatusAnnotations is u, keeping the object's status across its writes.
@@ -74,7 +97,7 @@ func statusField(o any) reflect.Value {
 // record a creation as crossplane-runtime does, with c, keeping the status.
 func KeepStatus(c client.Client) []managed.ReconcilerOption {
 	return []managed.ReconcilerOption{
-		managed.WithFinalizer(KeepStatusFinalizer(resource.NewAPIFinalizer(c, managed.FinalizerName), managed.FinalizerName)),
+		managed.WithFinalizer(KeepStatusFinalizer(c, managed.FinalizerName)),
 		managed.WithCriticalAnnotationUpdater(KeepStatusAnnotations(managed.NewRetryingCriticalAnnotationUpdater(c))),
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,7 +25,7 @@ import (
 // which the API server's answer would otherwise replace.
 func TestKeepStatus(t *testing.T) {
 	finalizer := func(c client.Client) resource.Finalizer {
-		return KeepStatusFinalizer(resource.NewAPIFinalizer(c, managed.FinalizerName), managed.FinalizerName)
+		return KeepStatusFinalizer(c, managed.FinalizerName)
 	}
 	cases := map[string]struct {
 		finalized bool // the stored resource has the finalizer
@@ -82,6 +84,67 @@ func TestKeepStatus(t *testing.T) {
 			}
 			if !tc.persisted(written) {
 				t.Errorf("the write did not persist its change: %+v", written.ObjectMeta)
+			}
+		})
+	}
+}
+
+// TestRemoveFinalizerFromAStaleRead: the finalizer is removed even when the
+// resource changed since it was read (a status write the cache had not seen),
+// and only it: another finalizer stays.
+func TestRemoveFinalizerFromAStaleRead(t *testing.T) {
+	cases := map[string]struct {
+		finalizers []string
+		// moved changes the stored finalizers after the read.
+		moved []string
+		want  []string
+	}{
+		"ours alone":              {finalizers: []string{managed.FinalizerName}, want: nil},
+		"ours after another":      {finalizers: []string{"other", managed.FinalizerName}, want: []string{"other"}},
+		"moved since it was read": {finalizers: []string{managed.FinalizerName, "other"}, moved: []string{"other", managed.FinalizerName}, want: []string{"other"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			scheme := runtime.NewScheme()
+			_ = apis.AddToScheme(scheme)
+			stored := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp", Finalizers: tc.finalizers}}
+			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(stored).WithStatusSubresource(&v1alpha1.RuntimeSecret{}).Build()
+			ctx := context.Background()
+			read := &v1alpha1.RuntimeSecret{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(stored), read); err != nil {
+				t.Fatal(err)
+			}
+			// Written after the read: the read is stale.
+			now := &v1alpha1.RuntimeSecret{}
+			_ = c.Get(ctx, client.ObjectKeyFromObject(stored), now)
+			now.SetConditions(xpv2.Deleting())
+			if err := c.Status().Update(ctx, now); err != nil {
+				t.Fatal(err)
+			}
+			if tc.moved != nil {
+				now.SetFinalizers(tc.moved)
+				if err := c.Update(ctx, now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := KeepStatusFinalizer(c, managed.FinalizerName).RemoveFinalizer(ctx, read)
+			if tc.moved != nil {
+				// The stale read's index no longer holds ours: crossplane-runtime's
+				// Update, which conflicts, and the next reconcile reads again.
+				if err == nil {
+					t.Fatal("RemoveFinalizer() from a read whose finalizers moved succeeded, want a conflict")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("RemoveFinalizer(): %v", err)
+			}
+			got := &v1alpha1.RuntimeSecret{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(stored), got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got.GetFinalizers(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("finalizers: -want +got:\n%s", diff)
 			}
 		})
 	}

@@ -81,8 +81,9 @@ func waitsForApplication(ctx context.Context, c client.Reader, rs *v1alpha1.Runt
 }
 
 // readinessChanged passes an IASApplication's creation, deletion and the updates
-// that change its readiness or its connection Secret: all a RuntimeSecret waits
-// for. Its other status updates would wake every waiting RuntimeSecret for nothing.
+// that make it Ready or no longer Ready, or change its connection Secret: all a
+// RuntimeSecret waits for. Its other status updates, its first Creating among
+// them, would wake every waiting RuntimeSecret for nothing.
 func readinessChanged() predicate.Funcs {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		was, okOld := e.ObjectOld.(*iasv1alpha1.IASApplication)
@@ -90,7 +91,7 @@ func readinessChanged() predicate.Funcs {
 		if !okOld || !okNew {
 			return true
 		}
-		return was.GetCondition(xpv2.TypeReady).Status != is.GetCondition(xpv2.TypeReady).Status ||
+		return resource.IsConditionTrue(was.GetCondition(xpv2.TypeReady)) != resource.IsConditionTrue(is.GetCondition(xpv2.TypeReady)) ||
 			!reflect.DeepEqual(was.GetWriteConnectionSecretToReference(), is.GetWriteConnectionSecretToReference()) ||
 			was.GetDeletionTimestamp().IsZero() != is.GetDeletionTimestamp().IsZero()
 	}}

@@ -118,3 +118,44 @@ func TestReferenceResolved(t *testing.T) {
 		})
 	}
 }
+
+// TestReadinessChanged: an IASApplication wakes its RuntimeSecrets when it
+// becomes Ready or stops being Ready, its connection Secret moves, or its
+// deletion begins; not for the status writes in between.
+func TestReadinessChanged(t *testing.T) {
+	app := func(ready *xpv2.Condition, change ...func(*iasv1alpha1.IASApplication)) *iasv1alpha1.IASApplication {
+		a := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "kcp"}}
+		a.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: "app-ias"})
+		if ready != nil {
+			a.SetConditions(*ready)
+		}
+		for _, f := range change {
+			f(a)
+		}
+		return a
+	}
+	creating, available, unavailable := xpv2.Creating(), xpv2.Available(), xpv2.Unavailable()
+	cases := map[string]struct {
+		was, is *iasv1alpha1.IASApplication
+		want    bool
+	}{
+		"new to Creating":          {was: app(nil), is: app(&creating), want: false},
+		"Creating to Available":    {was: app(&creating), is: app(&available), want: true},
+		"Available to Unavailable": {was: app(&available), is: app(&unavailable), want: true},
+		"another status field":     {was: app(&available), is: app(&available, func(a *iasv1alpha1.IASApplication) { a.Status.AtProvider.SecretHint = "abcd" }), want: false},
+		"connection Secret moved": {was: app(&available), is: app(&available, func(a *iasv1alpha1.IASApplication) {
+			a.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: "other"})
+		}), want: true},
+		"deletion begins": {was: app(&available), is: app(&available, func(a *iasv1alpha1.IASApplication) {
+			now := metav1.Now()
+			a.SetDeletionTimestamp(&now)
+		}), want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := readinessChanged().Update(event.UpdateEvent{ObjectOld: tc.was, ObjectNew: tc.is}); got != tc.want {
+				t.Errorf("readinessChanged = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
