@@ -66,7 +66,11 @@ func testCredentialsInView(t *testing.T) {
 	g := NewWithT(t)
 	start := time.Now()
 	tn := newTenant(t, newNamespace(t), iassim.Options{})
-	g.Expect(scrape(g)).To(HaveKeyWithValue(`eventing_auth_client_secrets{expires_in="7d"}`, 0.0))
+	// Exported once the IASApplication controller is set up, which waits for
+	// its CRDs: on a busy machine that can come after this test starts.
+	g.Eventually(func(g Gomega) {
+		g.Expect(scrape(g)).To(HaveKeyWithValue(`eventing_auth_client_secrets{expires_in="7d"}`, 0.0))
+	}, 30*time.Second, 100*time.Millisecond).Should(Succeed())
 
 	// Rotates about eight seconds after each secret is made; its one
 	// RuntimeSecret's runtime refuses connections, so a retired secret waits.

@@ -445,6 +445,10 @@ func TestCreateAndDelete(t *testing.T) {
 				if got := e.ias.(*fakeIAS).apps[0].Description; got != ias.AppMarker {
 					t.Errorf("app description = %q, want the marker", got)
 				}
+				// crossplane-runtime tells of the creation; a replacement's event would be one more write.
+				if got := e.recorder.(*eventLog).reasons; len(got) != 0 {
+					t.Errorf("events of a creation: %v, want none of the provider's own", got)
+				}
 				return err
 			},
 			calls: []string{"create app rt", "create secret sec-2"},

@@ -262,6 +262,9 @@ func (e *external) replaceSecret(ctx context.Context, cr *v1alpha1.IASApplicatio
 	}
 	at := &cr.Status.AtProvider
 	at.SecretPublishedAt = &metav1.Time{Time: e.now()}
+	// Told for a replacement only: a new application's first secret comes with
+	// crossplane-runtime's creation event, and the status names its hint.
+	e.recorder.Event(cr, event.Normal(eventNewSecret, fmt.Sprintf("Created client secret %s… for IAS application %s and published it", at.SecretHint, app.ID)))
 	if len(st.ours) > 0 {
 		hints := make([]string, 0, len(st.ours))
 		for _, o := range st.ours {
@@ -325,7 +328,6 @@ func (e *external) newSecret(ctx context.Context, cr *v1alpha1.IASApplication, a
 	if s.ValidTo != nil {
 		at.SecretValidTo = &metav1.Time{Time: *s.ValidTo}
 	}
-	e.recorder.Event(cr, event.Normal(eventNewSecret, fmt.Sprintf("Created client secret %s… for IAS application %s and published it", s.Hint, app.ID)))
 	return details(s.ClientID, s.Value, endpoints), nil
 }
 
