@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"sync"
 )
 
 // maxPercent bounds the percentage the floor may ask for, for a live heap of
@@ -31,13 +30,13 @@ func Keep(percent int, floor uint64) {
 	t.arm()
 }
 
+// tuner is only used by its sentinels' finalizers, which Go runs one at a
+// time.
 type tuner struct {
 	percent int
 	floor   uint64
-
-	mu     sync.Mutex
-	set    int // the percentage last set
-	sample []metrics.Sample
+	set     int // the percentage last set
+	sample  []metrics.Sample
 }
 
 // sentinel is garbage as soon as it is made; its finalizer runs after the
@@ -54,8 +53,6 @@ func (t *tuner) arm() {
 // tune sets the percentage that gives the live heap at least floor bytes of
 // headroom, when it differs by more than a tenth from the one set.
 func (t *tuner) tune() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	metrics.Read(t.sample)
 	want := Percent(t.percent, t.floor, t.sample[0].Value.Uint64())
 	if d := want - t.set; d*10 > t.set || -d*10 > t.set {
