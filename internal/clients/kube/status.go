@@ -65,14 +65,20 @@ func (w *statusWriter) unchanged(ctx context.Context, obj client.Object) bool {
 
 // statusJSON is the JSON of obj's Status field.
 func statusJSON(obj client.Object) ([]byte, bool) {
-	v := reflect.ValueOf(obj)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return nil, false
-	}
-	f := v.Elem().FieldByName("Status")
+	f := StatusField(obj)
 	if !f.IsValid() {
 		return nil, false
 	}
 	b, err := json.Marshal(f.Interface())
 	return b, err == nil
+}
+
+// StatusField is the Status field of a typed object (a pointer to a struct);
+// the zero Value when it has none.
+func StatusField(obj any) reflect.Value {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	return v.Elem().FieldByName("Status")
 }

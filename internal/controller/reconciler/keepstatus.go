@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -12,6 +11,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kube"
 )
 
 // The managed reconciler adds its finalizer and records a creation with
@@ -78,19 +79,11 @@ func KeepStatusAnnotations(u managed.CriticalAnnotationUpdater) managed.Critical
 func keepingStatus(obj client.Object, write func() error) error {
 	kept := obj.DeepCopyObject()
 	err := write()
-	dst, src := statusField(obj), statusField(kept)
+	dst, src := kube.StatusField(obj), kube.StatusField(kept)
 	if dst.IsValid() && src.IsValid() && dst.CanSet() {
 		dst.Set(src)
 	}
 	return err
-}
-
-func statusField(o any) reflect.Value {
-	v := reflect.ValueOf(o)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return reflect.Value{}
-	}
-	return v.Elem().FieldByName("Status")
 }
 
 // KeepStatus are the managed reconciler options that add its finalizer and
