@@ -179,16 +179,7 @@ func reconcilesByResult(before, after metricsSample) map[string]float64 {
 	count := func(m metricsSample) map[string]float64 {
 		out := map[string]float64{}
 		for _, s := range m["controller_runtime_reconcile_total"].GetMetric() {
-			var c, r string
-			for _, l := range s.GetLabel() {
-				switch l.GetName() {
-				case "controller":
-					c = l.GetValue()
-				case "result":
-					r = l.GetValue()
-				}
-			}
-			out[c+","+r] += s.GetCounter().GetValue()
+			out[labelValue(s, "controller")+","+labelValue(s, "result")] += s.GetCounter().GetValue()
 		}
 		return out
 	}

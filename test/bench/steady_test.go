@@ -377,6 +377,16 @@ func (m metricsSample) sum(metric, kind string) float64 {
 	return total
 }
 
+// labelValue is the value of a series' label name, "" if it has none.
+func labelValue(s *dto.Metric, name string) string {
+	for _, l := range s.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
 // only is the one series of a metric without labels; nil when there is none,
 // which reads as zero.
 func (m metricsSample) only(metric string) *dto.Metric {
@@ -399,16 +409,7 @@ func (m metricsSample) depth(kind string) float64 {
 func (m metricsSample) writesTo(host string) float64 {
 	total := 0.0
 	for _, s := range m["rest_client_requests_total"].GetMetric() {
-		var method, h string
-		for _, l := range s.GetLabel() {
-			switch l.GetName() {
-			case "method":
-				method = l.GetValue()
-			case "host":
-				h = l.GetValue()
-			}
-		}
-		if h == host && method != "GET" {
+		if labelValue(s, "host") == host && labelValue(s, "method") != "GET" {
 			total += s.GetCounter().GetValue()
 		}
 	}
