@@ -11,7 +11,6 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
@@ -98,7 +97,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 	bm := breaker.NewMetrics(p.Metrics)
 	mm, sm := managed.NewMRMetricRecorder(), statemetrics.NewMRStateMetrics()
 	p.Metrics.MustRegister(mm, sm)
-	log := logging.NewLogrLogger(p.Log)
+	log := newReconcilerLogger(p.Log)
 	o := reconciler.Options{
 		Options: controller.Options{
 			Logger:                  log,

@@ -65,6 +65,7 @@ type connector struct {
 	unreachableDeletion time.Duration
 	// watcher is the runtime-watcher listener; nil when it is off.
 	watcher *runtimewatcher.Listener
+	deleted *deletedSecrets
 }
 
 // Connect reads the runtime's kubeconfig. A missing kubeconfig Secret is not
@@ -74,7 +75,7 @@ type connector struct {
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.TypedExternalClient[*v1alpha1.RuntimeSecret], error) {
 	name, key := cr.KubeconfigSecret()
 	e := &external{kube: c.kube, recorder: c.recorder, kubeconfig: cr.GetNamespace() + "/" + name, kubeconfigKey: key,
-		unreachableDeletion: c.unreachableDeletion, now: time.Now, watcher: c.watcher, clients: c.clients}
+		unreachableDeletion: c.unreachableDeletion, now: time.Now, watcher: c.watcher, clients: c.clients, deleted: c.deleted}
 	s := &corev1.Secret{}
 	err := c.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: name}, s)
 	switch {
@@ -130,6 +131,7 @@ type external struct {
 	unreachableDeletion time.Duration
 	now                 func() time.Time
 	watcher             *runtimewatcher.Listener
+	deleted             *deletedSecrets
 
 	want    map[string][]byte // desired data
 	current *corev1.Secret    // the Secret on the runtime, if it exists
@@ -150,6 +152,11 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	deleting := meta.WasDeleted(cr)
 	fromEvent := e.watcher.TookEvent(client.ObjectKeyFromObject(cr))
 
+	if deleting && e.deleted.has(cr.GetUID()) {
+		// Deleted on the runtime by this process, in the reconcile before.
+		at.DataHash = ""
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
 	if e.kubeconfigData == nil && e.runtime == nil {
 		if deleting {
 			e.recorder.Event(cr, event.Normal(eventRuntimeGone, fmt.Sprintf("The kubeconfig Secret %s is gone, so runtime %s is taken to be gone with its Secret %s/%s; deletion completes", e.kubeconfig, id, ns, name)))
@@ -415,6 +422,9 @@ func (e *external) delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) error
 	}
 	switch {
 	case err == nil, kerrors.IsNotFound(err):
+		if meta.WasDeleted(cr) {
+			e.deleted.add(cr.GetUID())
+		}
 		return nil
 	case meta.WasDeleted(cr) && e.giveUp(cr, err):
 		return nil

@@ -49,6 +49,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 			recorder:            recorder,
 			unreachableDeletion: c.UnreachableDeletion,
 			watcher:             c.Watcher,
+			deleted:             newDeletedSecrets(),
 		}),
 		// The Secret on the runtime is found by its namespace and name; there is
 		// no external name to record.
