@@ -1,0 +1,85 @@
+package kube
+
+import (
+	"context"
+	"testing"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+)
+
+// TestSkipEmptyConnectionSecrets publishes as crossplane-runtime's managed
+// reconciler does for a new IASApplication: nothing before the app exists,
+// then its details, then the same again.
+func TestSkipEmptyConnectionSecrets(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = apis.AddToScheme(scheme)
+	app := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "ns", UID: "u1"}}
+	app.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: "app-ias"})
+	details := managed.ConnectionDetails{"client_id": []byte("id"), "client_secret": []byte("s3cr3t")}
+
+	cases := map[string]struct {
+		publish    []managed.ConnectionDetails
+		wantWrites int
+		// wantData is what the Secret holds at the end; nil: no Secret.
+		wantData map[string][]byte
+	}{
+		"NothingToPublishYet": {publish: []managed.ConnectionDetails{nil}},
+		"TheFirstDetailsMakeTheSecret": {
+			publish:    []managed.ConnectionDetails{nil, details},
+			wantWrites: 1,
+			wantData:   details,
+		},
+		"TheSameDetailsAgainWriteNothing": {
+			publish:    []managed.ConnectionDetails{nil, details, details},
+			wantWrites: 1,
+			wantData:   details,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			writes := 0
+			count := func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				writes++
+				return c.Create(ctx, obj, opts...)
+			}
+			countPatch := func(ctx context.Context, c client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
+				writes++
+				return c.Patch(ctx, obj, p, opts...)
+			}
+			c := fake.NewClientBuilder().WithScheme(scheme).
+				WithInterceptorFuncs(interceptor.Funcs{Create: count, Patch: countPatch}).Build()
+			p := managed.NewAPILocalSecretPublisher(SkipEmptyConnectionSecrets(c), scheme)
+			for _, d := range tc.publish {
+				if _, err := p.PublishConnection(context.Background(), app, d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if writes != tc.wantWrites {
+				t.Errorf("writes %d, want %d", writes, tc.wantWrites)
+			}
+			s := &corev1.Secret{}
+			err := c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "app-ias"}, s)
+			switch {
+			case tc.wantData == nil && !kerrors.IsNotFound(err):
+				t.Errorf("a connection Secret was made: %v", err)
+			case tc.wantData != nil && err != nil:
+				t.Fatalf("no connection Secret: %v", err)
+			case tc.wantData != nil && (string(s.Data["client_secret"]) != "s3cr3t" || len(s.Data) != len(tc.wantData)):
+				t.Errorf("the connection Secret holds keys %d, want %d", len(s.Data), len(tc.wantData))
+			}
+		})
+	}
+}
