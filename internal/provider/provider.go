@@ -83,7 +83,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 			return nil, fmt.Errorf("cannot build the scheme: %w", err)
 		}
 	}
-	mgr, err := ctrl.NewManager(withQPS(cfg, s.KubeQPS), managerOptions(s, scheme, p.Again))
+	mgr, err := ctrl.NewManager(managementConfig(cfg, s.KubeQPS), managerOptions(s, scheme, p.Again))
 	if err != nil {
 		return nil, fmt.Errorf("cannot create controller manager: %w", err)
 	}
@@ -137,13 +137,15 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 	return out, nil
 }
 
-// withQPS is cfg with the provider's request limits. Each new runtime takes
+// managementConfig is cfg with the provider's request limits, and answers
+// without managedFields (kube.StripManagedFields). Each new runtime takes
 // several writes; crossplane-runtime's 5 x --max-reconcile-rate held a
 // bring-up back more than IAS did (the API writes per runtime are in
 // docs/performance.md).
-func withQPS(cfg *rest.Config, qps float64) *rest.Config {
+func managementConfig(cfg *rest.Config, qps float64) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = float32(qps), int(2*qps)
+	cfg.Wrap(kube.StripManagedFields)
 	return cfg
 }
 
