@@ -19,16 +19,15 @@ import (
 
 // Defaults of the client cache.
 const (
-	// DefaultCacheSize keeps the clients of the last thousand runtimes
-	// reconciled: a new runtime's reconciles (its Secret written, the
-	// runtime-watcher's echo, a deletion) follow each other within seconds
-	// to minutes, and a client built again costs its kubeconfig parsed and a
-	// full TLS handshake instead of a resumed one. A client holds its parsed
-	// TLS material and one session ticket, about 4-7 KB, and no connection
-	// once idle (DefaultIdleTimeout): 7 MB at most. At 100, bring-up and
-	// deletion of 200 runtimes built each client 3.2 times (20.8 against 17.4
-	// ms of CPU per runtime, docs/performance.md).
-	DefaultCacheSize = 1000
+	// DefaultCacheSize keeps the clients of the runtimes reconciled in the last
+	// seconds: a new runtime's reconciles follow each other within seconds, a
+	// poll comes minutes later, when at thousands of runtimes no size short of
+	// all of them would still hold its client. A client holds its parsed TLS
+	// material and a session ticket with the runtime's certificate chain: at
+	// 1,000 the bring-up and deletion of 200 runtimes cost 17.4 instead of
+	// 19.1 ms of CPU per runtime, but 10,000 runtimes took 414 MiB, over their
+	// 400 MiB budget (docs/performance.md).
+	DefaultCacheSize = 100
 	DefaultTimeout   = 10 * time.Second
 	// DefaultIdleTimeout closes a runtime connection right after a reconcile's
 	// calls, which follow each other within milliseconds; the next reconcile of
