@@ -299,16 +299,22 @@ func (f *managedFieldsFilter) byte(c byte) {
 	f.emit(c)
 }
 
-func (f *managedFieldsFilter) stringByte(c byte) {
-	closed := false
+// closesString reads c inside a string and tells whether it ended it.
+func (f *managedFieldsFilter) closesString(c byte) bool {
 	switch {
 	case f.escaped:
 		f.escaped = false
 	case c == '\\':
 		f.escaped = true
 	case c == '"':
-		f.inString, closed = false, true
+		f.inString = false
+		return true
 	}
+	return false
+}
+
+func (f *managedFieldsFilter) stringByte(c byte) {
+	closed := f.closesString(c)
 	f.emit(c)
 	switch {
 	case f.readingRole && closed:
@@ -344,16 +350,8 @@ func (f *managedFieldsFilter) heldKeyRead() {
 func (f *managedFieldsFilter) skip(c byte) bool {
 	switch {
 	case f.inString:
-		switch {
-		case f.escaped:
-			f.escaped = false
-		case c == '\\':
-			f.escaped = true
-		case c == '"':
-			f.inString = false
-			if f.skipDepth == 0 {
-				f.skipped()
-			}
+		if f.closesString(c) && f.skipDepth == 0 {
+			f.skipped()
 		}
 		return true
 	case f.skipLiteral:
