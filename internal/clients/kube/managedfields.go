@@ -3,8 +3,8 @@ package kube
 import (
 	"bytes"
 	"io"
-	"mime"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -36,9 +36,12 @@ func (t managedFieldsStripping) RoundTrip(req *http.Request) (*http.Response, er
 	return resp, nil
 }
 
+// isJSON tells whether an answer's media type is JSON, whatever its
+// parameters (a metadata-only answer is application/json;as=...). It runs
+// for every answer, so it parses nothing more than the type.
 func isJSON(contentType string) bool {
-	t, _, err := mime.ParseMediaType(contentType)
-	return err == nil && t == "application/json"
+	t, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(t), "application/json")
 }
 
 // role is what a JSON object or array is in the API server's answer: only
