@@ -175,14 +175,14 @@ func managerOptions(s Settings, scheme *runtime.Scheme, again bool) ctrl.Options
 	}
 }
 
-// NewClient is the manager's client: status writes that change nothing are
-// not sent, nor are empty connection Secrets.
+// NewClient is the manager's client: status writes that change nothing or
+// tell of an instant are not sent, nor are empty connection Secrets.
 func NewClient(cfg *rest.Config, o client.Options) (client.Client, error) {
 	c, err := client.New(cfg, o)
 	if err != nil {
 		return nil, err
 	}
-	return kube.SkipEmptyConnectionSecrets(kube.SkipUnchangedStatus(c, o.Cache.Reader)), nil
+	return kube.SkipEmptyConnectionSecrets(kube.SkipTransientStatus(kube.SkipUnchangedStatus(c, o.Cache.Reader))), nil
 }
 
 // CacheOptions are the informer cache's options.
