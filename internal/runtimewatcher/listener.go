@@ -126,6 +126,7 @@ type Listener struct {
 	o       Options
 	targets Targets
 	repairs *repairs
+	echoes  *echoes
 
 	queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
 	addr  atomic.Pointer[string] // bound address, once listening
@@ -137,7 +138,7 @@ type Listener struct {
 // New returns a listener of o that finds RuntimeSecrets with targets.
 func New(o Options, targets Targets) *Listener {
 	o = o.Defaulted()
-	return &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), limiters: cache.NewExpiringWithClock(o.Clock)}
+	return &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), echoes: newEchoes(), limiters: cache.NewExpiringWithClock(o.Clock)}
 }
 
 // Addr is the address the listener is bound to; "" before it listens.
@@ -210,6 +211,11 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, req := range reqs {
+		if l.echoes.take(req.NamespacedName) {
+			// The provider's own write: nothing to read again.
+			l.o.Metrics.echoes.Inc()
+			continue
+		}
 		wait := l.repairs.eventArrived(req.NamespacedName)
 		(*q).AddAfter(req, l.o.Settle+wait)
 	}
@@ -313,9 +319,19 @@ func (l *Listener) Repairing(key ktypes.NamespacedName, fromEvent bool) Fight {
 	return f
 }
 
-// Wrote counts a write of a Secret on a runtime, which comes back as an event.
-func (l *Listener) Wrote() {
-	if l != nil {
-		l.o.Metrics.writes.Inc()
+// Writing notes that the provider writes the Secret of RuntimeSecret key on
+// its runtime, so that the write's own event is taken without a reconcile
+// (echoes); the returned func is called when the write returned, ok when it
+// succeeded. A nil listener (the watcher off) notes nothing.
+func (l *Listener) Writing(key ktypes.NamespacedName) (returned func(ok bool)) {
+	if l == nil {
+		return func(bool) {}
+	}
+	done := l.echoes.writing(key)
+	return func(ok bool) {
+		done()
+		if ok {
+			l.o.Metrics.writes.Inc()
+		}
 	}
 }

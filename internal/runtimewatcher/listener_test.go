@@ -233,3 +233,63 @@ func TestListenerFight(t *testing.T) {
 		t.Error("an event taken twice")
 	}
 }
+
+// TestListenerEchoes: the event of the provider's own write, which the
+// skr-webhook posts while that write is in flight, brings no reconcile; any
+// other event does, one during the write too.
+func TestListenerEchoes(t *testing.T) {
+	rt1 := xfcc(t, "rt-1")
+	type step int
+	const (
+		startWrite step = iota
+		writeReturned
+		event
+	)
+	cases := map[string]struct {
+		steps    []step
+		enqueued int
+		echoes   float64
+	}{
+		"TheEchoDuringTheWrite":            {steps: []step{startWrite, event, writeReturned}, enqueued: 0, echoes: 1},
+		"AnotherChangeBesideTheEcho":       {steps: []step{startWrite, event, event, writeReturned}, enqueued: 1, echoes: 1},
+		"AnEventAfterTheWriteReturned":     {steps: []step{startWrite, writeReturned, event}, enqueued: 1},
+		"AnEventWithoutAWrite":             {steps: []step{event}, enqueued: 1},
+		"TheNextWriteAwaitsItsOwnEchoOnly": {steps: []step{startWrite, event, writeReturned, startWrite, event, event, writeReturned}, enqueued: 1, echoes: 2},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := NewMetrics(prometheus.NewRegistry())
+			l := New(Options{Metrics: m}, oneRuntime)
+			q := &queue{}
+			var qi workqueue.TypedRateLimitingInterface[reconcile.Request] = q
+			l.queue.Store(&qi)
+			var returned []func(bool)
+			for _, s := range tc.steps {
+				switch s {
+				case startWrite:
+					returned = append(returned, l.Writing(rsKey))
+				case writeReturned:
+					returned[0](true)
+					returned = returned[1:]
+				case event:
+					r := httptest.NewRequest(http.MethodPost, l.Path(), strings.NewReader(goodBody))
+					r.Header.Set("X-Forwarded-Client-Cert", rt1)
+					w := httptest.NewRecorder()
+					l.ServeHTTP(w, r)
+					if w.Code != http.StatusOK {
+						t.Fatalf("event answered %d, want 200", w.Code)
+					}
+				}
+			}
+			if len(q.added) != tc.enqueued {
+				t.Errorf("reconciles enqueued: %d, want %d", len(q.added), tc.enqueued)
+			}
+			if got := testutil.ToFloat64(m.echoes); got != tc.echoes {
+				t.Errorf("echoes counted: %v, want %v", got, tc.echoes)
+			}
+			if len(l.echoes.inFlight)+len(l.echoes.awaited) != 0 {
+				t.Errorf("writes still remembered after they returned: %v, %v", l.echoes.inFlight, l.echoes.awaited)
+			}
+		})
+	}
+}

@@ -29,6 +29,7 @@ type Metrics struct {
 	repairs   *prometheus.CounterVec
 	fights    prometheus.Counter
 	writes    prometheus.Counter
+	echoes    prometheus.Counter
 }
 
 // NewMetrics registers the metrics with r. Every series exists from the start,
@@ -59,6 +60,10 @@ func NewMetrics(r prometheus.Registerer) *Metrics {
 			Name: "eventing_auth_runtime_secret_writes_total",
 			Help: "Secrets the provider created, updated or deleted on runtimes; each comes back as an event (an echo) while the runtime-watcher works.",
 		}),
+		echoes: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "eventing_auth_watcher_echoes_total",
+			Help: "Events of the provider's own writes on runtimes, which arrive while the write is in flight, taken without a reconcile.",
+		}),
 	}
 	for _, reason := range []string{DropMethod, DropOversized, DropNoCertificate, DropBadCertificate, DropMalformedBody, DropUnknownRuntime, DropWrongObject, DropFlood} {
 		m.dropped.WithLabelValues(reason)
@@ -66,6 +71,6 @@ func NewMetrics(r prometheus.Registerer) *Metrics {
 	for _, trigger := range []string{TriggerEvent, TriggerPoll} {
 		m.repairs.WithLabelValues(trigger)
 	}
-	r.MustRegister(m.received, m.dropped, m.lastEvent, m.repairs, m.fights, m.writes)
+	r.MustRegister(m.received, m.dropped, m.lastEvent, m.repairs, m.fights, m.writes, m.echoes)
 	return m
 }

@@ -98,8 +98,9 @@ func watcherRepairs(ctx context.Context, b *testing.B, n int, ids []string, fw *
 	benchfig.Figure("runtime_secret_repair_p99_s_beside_fight", benchfig.Percentile(beside.took, 0.99).Seconds(), 2)
 	benchfig.Figure("runtime_secret_repair_p99_beside_fight_to_alone", benchfig.Percentile(beside.took, 0.99).Seconds()/
 		benchfig.Percentile(alone.took, 0.99).Seconds(), 1.25)
-	// Each repair: the event's read, the write, the echo's read; the polls'
-	// reads, taken away as a rate, add some noise.
+	// Each repair: the event's read and the write (its echo, arriving while
+	// the write is in flight, brings no read); the polls' reads, taken away
+	// as a rate, add some noise.
 	benchfig.Figure("runtime_api_calls_per_repair", alone.callsPerRepair, 3.5)
 	benchfig.Figure("runtime_api_calls_per_repair_beside_fight", beside.callsPerRepair, 3.5)
 	fmt.Printf("BENCH runtime_api_polls_per_s_%d %.1f\n", n, baseRate)
@@ -202,7 +203,8 @@ func repairRound(ctx context.Context, b *testing.B, w *steadySecrets, deleted, e
 		}
 	}
 	wg.Wait()
-	// The echoes of the last repairs are read after the settle delay.
+	// Echoes that came after their write returned are read after the settle
+	// delay.
 	time.Sleep(2 * time.Second)
 	elapsed := time.Since(start).Seconds()
 	repairs := float64(len(deleted) + len(edited))

@@ -13,7 +13,7 @@ import (
 // testRuntimeWatcherRepairs: the runtime API server's webhook (the
 // runtime-watcher's stand-in) reports a deleted and an edited Secret, and
 // each is put back by the event it brings, not by a poll; the echo of each
-// repair is taken without another repair.
+// repair is taken without another repair, and without a reconcile.
 func testRuntimeWatcherRepairs(t *testing.T) {
 	g := NewWithT(t)
 	const id = "rt-watched"
@@ -33,6 +33,7 @@ func testRuntimeWatcherRepairs(t *testing.T) {
 	repairs := func(trigger string) float64 {
 		return scrape(g)[`eventing_auth_runtime_secret_repairs_total{trigger="`+trigger+`"}`]
 	}
+	echoes0 := scrape(g)["eventing_auth_watcher_echoes_total"]
 	for _, change := range []string{"deleted", "edited"} {
 		before := repairs(runtimewatcher.TriggerEvent)
 		s := onRuntime(g, rt, ns, "eventing-webhook-auth")
@@ -53,4 +54,7 @@ func testRuntimeWatcherRepairs(t *testing.T) {
 	g.Expect(fw.Refused.Load()).To(BeZero())
 	g.Consistently(func() float64 { return repairs(runtimewatcher.TriggerEvent) + repairs(runtimewatcher.TriggerPoll) }, 2*poll, 200*time.Millisecond).
 		Should(Equal(repairs(runtimewatcher.TriggerEvent)+repairs(runtimewatcher.TriggerPoll)), "an echo was taken for a change")
+	// Each repair's echo arrived while its write was in flight (the webhook
+	// waits for the listener), so it brought no reconcile.
+	g.Expect(scrape(g)["eventing_auth_watcher_echoes_total"]-echoes0).To(Equal(2.0), "echoes taken without a reconcile")
 }

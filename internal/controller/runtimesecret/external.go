@@ -347,10 +347,9 @@ func (e *external) create(ctx context.Context, cr *v1alpha1.RuntimeSecret) error
 		Type:       corev1.SecretTypeOpaque,
 		Data:       e.want,
 	}
+	returned := e.watcher.Writing(client.ObjectKeyFromObject(cr))
 	_, err := e.runtime.Secrets(ns).Create(ctx, s, metav1.CreateOptions{FieldManager: fieldManager})
-	if err == nil {
-		e.watcher.Wrote()
-	}
+	returned(err == nil)
 	if kerrors.IsNotFound(err) {
 		return errors.Errorf(errNoNamespace, ns, cr.Spec.ForProvider.RuntimeID)
 	}
@@ -388,10 +387,12 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 		s.Labels = map[string]string{}
 	}
 	maps.Copy(s.Labels, v1alpha1.SecretLabels())
-	if _, err := e.runtime.Secrets(ns).Update(ctx, s, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
+	returned := e.watcher.Writing(client.ObjectKeyFromObject(cr))
+	_, err := e.runtime.Secrets(ns).Update(ctx, s, metav1.UpdateOptions{FieldManager: fieldManager})
+	returned(err == nil)
+	if err != nil {
 		return managed.ExternalUpdate{}, errors.Wrapf(err, errUpdateOnRuntime, secretName(ns, name), id)
 	}
-	e.watcher.Wrote()
 	e.restored(cr)
 	return managed.ExternalUpdate{}, nil
 }
@@ -416,10 +417,9 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 // precondition keeps a Secret created meanwhile by someone else safe.
 func (e *external) delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) error {
 	ns, name := cr.TargetSecret()
+	returned := e.watcher.Writing(client.ObjectKeyFromObject(cr))
 	err := e.runtime.Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &e.current.UID}})
-	if err == nil {
-		e.watcher.Wrote()
-	}
+	returned(err == nil)
 	switch {
 	case err == nil, kerrors.IsNotFound(err):
 		if meta.WasDeleted(cr) {
