@@ -33,7 +33,7 @@ func testRuntimeWatcherRepairs(t *testing.T) {
 	repairs := func(trigger string) float64 {
 		return scrape(g)[`eventing_auth_runtime_secret_repairs_total{trigger="`+trigger+`"}`]
 	}
-	echoes0 := scrape(g)["eventing_auth_watcher_echoes_total"]
+	echoes0 := scrape(g)["eventing_auth_watcher_echoes_total{}"]
 	for _, change := range []string{"deleted", "edited"} {
 		before := repairs(runtimewatcher.TriggerEvent)
 		s := onRuntime(g, rt, ns, "eventing-webhook-auth")
@@ -56,5 +56,5 @@ func testRuntimeWatcherRepairs(t *testing.T) {
 		Should(Equal(repairs(runtimewatcher.TriggerEvent)+repairs(runtimewatcher.TriggerPoll)), "an echo was taken for a change")
 	// Each repair's echo arrived while its write was in flight (the webhook
 	// waits for the listener), so it brought no reconcile.
-	g.Expect(scrape(g)["eventing_auth_watcher_echoes_total"]-echoes0).To(Equal(2.0), "echoes taken without a reconcile")
+	g.Expect(scrape(g)["eventing_auth_watcher_echoes_total{}"]-echoes0).To(Equal(2.0), "echoes taken without a reconcile")
 }
