@@ -28,6 +28,13 @@ const (
 	// 19.1 ms of CPU per runtime, but 10,000 runtimes took 414 MiB, over their
 	// 400 MiB budget (docs/performance.md).
 	DefaultCacheSize = 100
+	// DefaultSessionCacheSize keeps the TLS sessions of the runtimes
+	// connected to last, beyond the clients kept: a runtime's next
+	// connection after its client was evicted (its deletion minutes after
+	// its creation, a repair) resumes its session instead of verifying the
+	// runtime's certificate chain and signature again. A session is its
+	// ticket and the runtime's certificates, a few KB.
+	DefaultSessionCacheSize = 1000
 	DefaultTimeout   = 10 * time.Second
 	// DefaultIdleTimeout closes a runtime connection right after a reconcile's
 	// calls, which follow each other within milliseconds; the next reconcile of
@@ -47,6 +54,9 @@ const (
 type Options struct {
 	// Size is the most clients kept at once; default DefaultCacheSize.
 	Size int
+	// Sessions is the most TLS sessions kept at once, of all runtimes;
+	// default DefaultSessionCacheSize.
+	Sessions int
 	// Timeout bounds every call to a runtime; default DefaultTimeout.
 	Timeout time.Duration
 	// IdleTimeout closes a runtime connection unused this long; default
@@ -71,6 +81,7 @@ type Clients struct {
 	breakers *breaker.Set
 	metrics  *Metrics
 	cache    *lru.Cache
+	sessions tls.ClientSessionCache
 
 	// Counters are atomic: the LRU calls its eviction function under its own
 	// lock, so taking another lock there could deadlock against For.
@@ -107,10 +118,14 @@ func NewClients(o Options) *Clients {
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
 	}
+	if o.Sessions <= 0 {
+		o.Sessions = DefaultSessionCacheSize
+	}
 	if o.Breakers == nil {
 		o.Breakers = NewBreakers(nil)
 	}
-	c := &Clients{timeout: o.Timeout, idle: o.IdleTimeout, connect: o.ConnectTimeout, breakers: o.Breakers, metrics: o.Metrics}
+	c := &Clients{timeout: o.Timeout, idle: o.IdleTimeout, connect: o.ConnectTimeout, breakers: o.Breakers, metrics: o.Metrics,
+		sessions: tls.NewLRUClientSessionCache(o.Sessions)}
 	c.cache = lru.NewWithEvictionFunc(o.Size, func(_ lru.Key, v any) {
 		// Each client has its own transport (see For), so closing its idle
 		// connections frees what it held.
@@ -147,7 +162,7 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	rc.Proxy = http.ProxyFromEnvironment
 	guarded := c.breakers.Guard(key, rc.Host)
 	rc.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		return &guard{next: c.tune(rt), call: guarded, timeout: c.timeout}
+		return &guard{next: c.tune(rt, key), call: guarded, timeout: c.timeout}
 	}
 	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {
@@ -190,17 +205,33 @@ func digest(kubeconfig []byte) string { return fmt.Sprintf("%x", sha256.Sum256(k
 //
 // Closing idle connections early means a runtime's next reconcile connects
 // again; a resumed session skips the parsing and verifying of the runtime's
-// certificate chain and signature, which were most of a new connection's CPU.
-// The session lives as long as this client (one ticket, a few hundred bytes).
-func (c *Clients) tune(rt http.RoundTripper) http.RoundTripper {
+// certificate chain and signature, and the signing with a client
+// certificate. The sessions are kept in the cache shared by all clients,
+// scoped by the kubeconfig's digest, so that they outlive an evicted client
+// and are resumed only with the credentials that made them.
+func (c *Clients) tune(rt http.RoundTripper, digest string) http.RoundTripper {
 	if t, ok := rt.(*http.Transport); ok {
 		t.IdleConnTimeout = c.idle
 		t.TLSHandshakeTimeout = c.connect
 		if t.TLSClientConfig != nil && t.TLSClientConfig.ClientSessionCache == nil {
-			t.TLSClientConfig.ClientSessionCache = tls.NewLRUClientSessionCache(1)
+			t.TLSClientConfig.ClientSessionCache = scopedSessions{shared: c.sessions, scope: digest}
 		}
 	}
 	return rt
+}
+
+// scopedSessions is one kubeconfig's part of a shared TLS session cache.
+type scopedSessions struct {
+	shared tls.ClientSessionCache
+	scope  string
+}
+
+func (s scopedSessions) Get(key string) (*tls.ClientSessionState, bool) {
+	return s.shared.Get(s.scope + "/" + key)
+}
+
+func (s scopedSessions) Put(key string, cs *tls.ClientSessionState) {
+	s.shared.Put(s.scope+"/"+key, cs)
 }
 
 // Stats returns the cache's figures.

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -157,6 +158,49 @@ func TestClientsCloseIdleConnections(t *testing.T) {
 	defer mu.Unlock()
 	if len(resumed) != 2 || resumed[0] || !resumed[1] {
 		t.Errorf("TLS sessions resumed per request = %v, want [false true]", resumed)
+	}
+}
+
+// TestClientsResumeSessionsAfterEviction: a runtime whose client was evicted
+// resumes its TLS session with the client built again, and a session is
+// resumed only with the kubeconfig that made it, even on the same server.
+func TestClientsResumeSessionsAfterEviction(t *testing.T) {
+	var resumed []bool // per request: whether its connection resumed a TLS session
+	var mu sync.Mutex
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		resumed = append(resumed, r.TLS.DidResume)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","namespace":"ns"}}`))
+	}))
+	srv.StartTLS()
+	defer srv.Close()
+	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	kc := func(token string) []byte {
+		return []byte(strings.Replace(strings.Replace(kubeconfig("", "    token: "+token), "Q0EtREFUQS1TRUNSRVQ=", ca, 1), "https://api.rt.example:443", srv.URL, 1))
+	}
+	c := NewClients(Options{Size: 1})
+	get := func(kubeconfig []byte) {
+		t.Helper()
+		core, err := c.For(kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := core.Secrets("ns").Get(context.Background(), "s", metav1.GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get(kc("a")) // a new session
+	get(kc("b")) // evicts a's client; b's credentials never resume a's session
+	get(kc("a")) // a's client built again resumes a's session
+	if s := c.Stats(); s.Built != 3 || s.Evicted != 2 {
+		t.Fatalf("cache %+v, want 3 clients built and 2 evicted", s)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []bool{false, false, true}; !slices.Equal(resumed, want) {
+		t.Errorf("TLS sessions resumed per request = %v, want %v", resumed, want)
 	}
 }
 
