@@ -25,10 +25,23 @@ const AnnotationUnconfirmedCreate = "eventingauth.kyma-project.io/unconfirmed-cr
 // IAS's lists only later.
 const duplicateWatch = time.Hour
 
+// mayLag tells whether the cached resource may lack the record of a create:
+// it records one, or this process sent one lately. A new resource's first
+// Observe reads it from the cache alone.
+func (e *external) mayLag(cr *v1alpha1.IASApplication) bool {
+	a := cr.GetAnnotations()
+	for _, k := range []string{meta.AnnotationKeyExternalCreatePending, meta.AnnotationKeyExternalCreateSucceeded, meta.AnnotationKeyExternalCreateFailed, AnnotationUnconfirmedCreate} {
+		if a[k] != "" {
+			return true
+		}
+	}
+	return e.created.triedLately(cr.GetUID(), e.now())
+}
+
 // find returns the app by its UUID or, when the UUID is unknown or gone, by name;
 // adopted tells that the UUID is newly learned.
 func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.Application, bool, error) {
-	if meta.GetExternalName(cr) == "" {
+	if meta.GetExternalName(cr) == "" && e.mayLag(cr) {
 		// The cache may lag behind our own Create; the API server knows better.
 		fresh := &v1alpha1.IASApplication{}
 		if err := e.reader.Get(ctx, client.ObjectKeyFromObject(cr), fresh); err == nil && meta.GetExternalName(fresh) != "" {
