@@ -35,7 +35,7 @@ const (
 	// runtime's certificate chain and signature again. A session is its
 	// ticket and the runtime's certificates, a few KB.
 	DefaultSessionCacheSize = 1000
-	DefaultTimeout   = 10 * time.Second
+	DefaultTimeout          = 10 * time.Second
 	// DefaultIdleTimeout closes a runtime connection right after a reconcile's
 	// calls, which follow each other within milliseconds; the next reconcile of
 	// that runtime comes seconds or minutes later. Each open connection holds
