@@ -108,31 +108,55 @@ func TestClientsReuseByDigest(t *testing.T) {
 	}
 }
 
-// TestClientsCloseIdleConnections: a cached client does not keep its runtime
-// connection open between polls.
-func TestClientsCloseIdleConnections(t *testing.T) {
-	var closed atomic.Int32
-	var resumed []bool // per request: whether its connection resumed a TLS session
-	var mu sync.Mutex
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		resumed = append(resumed, r.TLS.DidResume)
-		mu.Unlock()
+// runtimeServer is a runtime API server over TLS that answers every request
+// with a Secret and records whether each request's connection resumed a TLS
+// session; kubeconfig points at it with the given token.
+type runtimeServer struct {
+	*httptest.Server
+	mu      sync.Mutex
+	resumed []bool
+	closed  atomic.Int32 // connections closed
+}
+
+func newRuntimeServer(t *testing.T) *runtimeServer {
+	t.Helper()
+	rs := &runtimeServer{}
+	rs.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rs.mu.Lock()
+		rs.resumed = append(rs.resumed, r.TLS.DidResume)
+		rs.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","namespace":"ns"}}`))
 	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+	rs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateClosed {
-			closed.Add(1)
+			rs.closed.Add(1)
 		}
 	}
-	srv.StartTLS()
-	defer srv.Close()
-	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
-	kc := strings.Replace(strings.Replace(kubeconfig("", "    token: t"), "Q0EtREFUQS1TRUNSRVQ=", ca, 1), "https://api.rt.example:443", srv.URL, 1)
+	rs.StartTLS()
+	t.Cleanup(rs.Close)
+	return rs
+}
 
+func (rs *runtimeServer) kubeconfig(token string) []byte {
+	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rs.Certificate().Raw}))
+	return []byte(strings.Replace(strings.Replace(kubeconfig("", "    token: "+token), "Q0EtREFUQS1TRUNSRVQ=", ca, 1), "https://api.rt.example:443", rs.URL, 1))
+}
+
+// resumedPerRequest tells, per request so far, whether its connection resumed
+// a TLS session.
+func (rs *runtimeServer) resumedPerRequest() []bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return slices.Clone(rs.resumed)
+}
+
+// TestClientsCloseIdleConnections: a cached client does not keep its runtime
+// connection open between polls.
+func TestClientsCloseIdleConnections(t *testing.T) {
+	srv := newRuntimeServer(t)
 	c := NewClients(Options{Size: 2, IdleTimeout: 100 * time.Millisecond})
-	core, err := c.For([]byte(kc))
+	core, err := c.For(srv.kubeconfig("t"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +164,10 @@ func TestClientsCloseIdleConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(3 * time.Second)
-	for closed.Load() == 0 && time.Now().Before(deadline) {
+	for srv.closed.Load() == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if closed.Load() == 0 {
+	if srv.closed.Load() == 0 {
 		t.Fatal("the idle connection to the runtime is still open while its client stays cached")
 	}
 	if s := c.Stats(); s.Len != 1 {
@@ -154,9 +178,7 @@ func TestClientsCloseIdleConnections(t *testing.T) {
 	if _, err := core.Secrets("ns").Get(context.Background(), "s", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(resumed) != 2 || resumed[0] || !resumed[1] {
+	if resumed := srv.resumedPerRequest(); !slices.Equal(resumed, []bool{false, true}) {
 		t.Errorf("TLS sessions resumed per request = %v, want [false true]", resumed)
 	}
 }
@@ -165,21 +187,8 @@ func TestClientsCloseIdleConnections(t *testing.T) {
 // resumes its TLS session with the client built again, and a session is
 // resumed only with the kubeconfig that made it, even on the same server.
 func TestClientsResumeSessionsAfterEviction(t *testing.T) {
-	var resumed []bool // per request: whether its connection resumed a TLS session
-	var mu sync.Mutex
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		resumed = append(resumed, r.TLS.DidResume)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","namespace":"ns"}}`))
-	}))
-	srv.StartTLS()
-	defer srv.Close()
-	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
-	kc := func(token string) []byte {
-		return []byte(strings.Replace(strings.Replace(kubeconfig("", "    token: "+token), "Q0EtREFUQS1TRUNSRVQ=", ca, 1), "https://api.rt.example:443", srv.URL, 1))
-	}
+	srv := newRuntimeServer(t)
+	kc := srv.kubeconfig
 	c := NewClients(Options{Size: 1})
 	get := func(kubeconfig []byte) {
 		t.Helper()
@@ -197,9 +206,7 @@ func TestClientsResumeSessionsAfterEviction(t *testing.T) {
 	if s := c.Stats(); s.Built != 3 || s.Evicted != 2 {
 		t.Fatalf("cache %+v, want 3 clients built and 2 evicted", s)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if want := []bool{false, false, true}; !slices.Equal(resumed, want) {
+	if want, resumed := []bool{false, false, true}, srv.resumedPerRequest(); !slices.Equal(resumed, want) {
 		t.Errorf("TLS sessions resumed per request = %v, want %v", resumed, want)
 	}
 }
