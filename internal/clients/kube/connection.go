@@ -2,15 +2,17 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // SkipEmptyConnectionSecrets wraps a client so that a managed resource's
-// connection Secret is not created without data. crossplane-runtime's
+// connection Secret is not created, nor patched, without data. crossplane-runtime's
 // managed reconciler publishes the connection details after every Observe,
 // also before it creates what does not exist yet: for each new
 // IASApplication that made an empty Secret, patched with the credentials
@@ -30,6 +32,24 @@ func (c emptyConnectionSecretSkipping) Create(ctx context.Context, obj client.Ob
 		return nil
 	}
 	return c.Client.Create(ctx, obj, opts...)
+}
+
+// Patch leaves out the merge patch that same publisher makes of an existing
+// connection Secret when there is nothing to publish: it carries no data, so
+// it changes nothing a reader uses (the publisher checked the Secret is the
+// resource's before it patches). An IASApplication's Observe publishes nothing
+// when the Secret holds its details already, sparing the publisher's slow
+// comparison of them.
+func (c emptyConnectionSecretSkipping) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if _, ok := obj.(*corev1.Secret); ok && patch.Type() == types.MergePatchType {
+		if data, err := patch.Data(obj); err == nil {
+			s := &corev1.Secret{}
+			if json.Unmarshal(data, s) == nil && emptyConnectionSecret(s) {
+				return nil
+			}
+		}
+	}
+	return c.Client.Patch(ctx, obj, patch, opts...)
 }
 
 // emptyConnectionSecret tells whether s is a connection Secret a managed

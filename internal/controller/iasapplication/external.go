@@ -224,7 +224,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 		ResourceLateInitialized: adopted,
 	}
 	if st.value != "" {
-		obs.ConnectionDetails = details(app.ClientID, st.value, endpoints)
+		obs.ConnectionDetails = unpublished(conn, details(app.ClientID, st.value, endpoints))
 	}
 	return obs, nil
 }
@@ -245,8 +245,13 @@ func (e *external) observeCreated(ctx context.Context, cr *v1alpha1.IASApplicati
 		return managed.ExternalObservation{}, err
 	}
 	cr.SetConditions(xpv2.Available())
+	// Published by the Create's reconcile; the cache may not hold it yet.
+	conn, err := e.connectionSecret(ctx, cr)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true,
-		ConnectionDetails: details(c.app.ClientID, c.secret.Value, endpoints)}, nil
+		ConnectionDetails: unpublished(conn, details(c.app.ClientID, c.secret.Value, endpoints))}, nil
 }
 
 func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalCreation, error) {
