@@ -22,11 +22,11 @@ const (
 	// DefaultCacheSize keeps the clients of the runtimes reconciled in the last
 	// seconds: a new runtime's reconciles follow each other within seconds, a
 	// poll comes minutes later, when at thousands of runtimes no size short of
-	// all of them would still hold its client. A client holds its parsed TLS
-	// material and a session ticket with the runtime's certificate chain: at
-	// 1,000 the bring-up and deletion of 200 runtimes cost 17.4 instead of
-	// 19.1 ms of CPU per runtime, but 10,000 runtimes took 414 MiB, over their
-	// 400 MiB budget (docs/performance.md).
+	// all of them would still hold its client. A client holds its parsed
+	// kubeconfig, TLS material and transport (its sessions are kept apart,
+	// see DefaultSessionCacheSize): at 1,000 the bring-up and deletion of 200
+	// runtimes cost 17.4 instead of 19.1 ms of CPU per runtime, but 10,000
+	// runtimes took 414 MiB, over their 400 MiB budget (docs/performance.md).
 	DefaultCacheSize = 100
 	// DefaultSessionCacheSize keeps the TLS sessions of the runtimes
 	// connected to last, beyond the clients kept: a runtime's next

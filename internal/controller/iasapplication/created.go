@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 )
@@ -21,35 +22,32 @@ const createdTTL = 5 * time.Minute
 type created struct {
 	mu sync.Mutex
 	m  map[types.UID]createdApp
-	// tried records when this process last sent a create for a resource,
-	// answered or not.
-	tried map[types.UID]time.Time
+	// tried holds the resources this process sent a create for, answered or
+	// not, for createdTTL; made on first use.
+	tried *cache.Expiring
 }
 
 // try records that a create of the resource's app is sent now.
-func (c *created) try(uid types.UID, now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tried == nil {
-		c.tried = map[types.UID]time.Time{}
-	}
-	for k, at := range c.tried {
-		if now.Sub(at) > createdTTL {
-			delete(c.tried, k)
-		}
-	}
-	c.tried[uid] = now
+func (c *created) try(uid types.UID) {
+	c.triedCreates().Set(uid, struct{}{}, createdTTL)
 }
 
 // triedLately tells whether this process sent a create for the resource
 // within createdTTL: only then may the cache lag behind the record of that
 // create. A create by an earlier process was recorded before it ended, and
 // the cache was filled after.
-func (c *created) triedLately(uid types.UID, now time.Time) bool {
+func (c *created) triedLately(uid types.UID) bool {
+	_, ok := c.triedCreates().Get(uid)
+	return ok
+}
+
+func (c *created) triedCreates() *cache.Expiring {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	at, ok := c.tried[uid]
-	return ok && now.Sub(at) <= createdTTL
+	if c.tried == nil {
+		c.tried = cache.NewExpiring()
+	}
+	return c.tried
 }
 
 // createdApp is what a Create made: the app and its one secret, value included

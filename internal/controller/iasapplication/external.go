@@ -259,7 +259,7 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	if ga == "" {
 		ga = e.globalAccount
 	}
-	e.created.try(cr.GetUID(), e.now())
+	e.created.try(cr.GetUID())
 	id, err := e.ias.CreateApplication(ctx, ias.ApplicationSpec{Name: cr.AppName(), DisplayName: cr.AppDisplayName(), Description: ias.AppMarker, GlobalAccount: ga})
 	if err != nil {
 		return managed.ExternalCreation{}, err
