@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -83,10 +84,18 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 			return nil, fmt.Errorf("cannot build the scheme: %w", err)
 		}
 	}
-	mgr, err := ctrl.NewManager(managementConfig(cfg, s.KubeQPS), managerOptions(s, scheme, p.Again))
+	mc := managementConfig(cfg, s.KubeQPS)
+	events := newEventBroadcaster()
+	mgr, err := ctrl.NewManager(mc, managerOptions(s, scheme, p.Again, events))
 	if err != nil {
 		return nil, fmt.Errorf("cannot create controller manager: %w", err)
 	}
+	// Events share the manager's connection to the API server.
+	sink, err := newEventSink(mc, mgr.GetHTTPClient())
+	if err != nil {
+		return nil, fmt.Errorf("cannot build the event sink: %w", err)
+	}
+	events.recordTo(sink)
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err
 	}
@@ -150,9 +159,9 @@ func managementConfig(cfg *rest.Config, qps float64) *rest.Config {
 }
 
 // managerOptions are the manager's options: the client that skips unchanged
-// status writes, the cache without what no controller reads, and the
-// process's endpoints.
-func managerOptions(s Settings, scheme *runtime.Scheme, again bool) ctrl.Options {
+// status writes, the cache without what no controller reads, the event
+// broadcaster, and the process's endpoints.
+func managerOptions(s Settings, scheme *runtime.Scheme, again bool, events record.EventBroadcaster) ctrl.Options {
 	return ctrl.Options{
 		Scheme:    scheme,
 		NewClient: NewClient,
@@ -171,7 +180,7 @@ func managerOptions(s Settings, scheme *runtime.Scheme, again bool) ctrl.Options
 		PprofBindAddress:           s.PprofAddr,
 		// The manager runs as long as the process, so the broadcaster it
 		// cannot stop leaks nothing.
-		EventBroadcaster: newEventBroadcaster(), //nolint:staticcheck // see above
+		EventBroadcaster: events, //nolint:staticcheck // see above
 	}
 }
 

@@ -2,7 +2,9 @@ package integration
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,9 +39,14 @@ func testRuntimeWithApplicationRef(t *testing.T) {
 			ApplicationRef: &xpv2.NamespacedReference{Name: a.Name},
 		}},
 	}
+	readiness := watchReadiness(t, tn.ns, rs.Name)
 	g.Expect(k8s.Create(ctx, rs)).To(Succeed())
 	waitReady(t, rs)
 	g.Expect(rs.Spec.ForProvider.CredentialsSecretRef.Name).To(Equal(a.Name+"-creds"), "applicationRef resolves to the connection Secret")
+	// Made with its application, it said nothing until it was Ready: no
+	// Waiting status written while the application was being created.
+	g.Eventually(readiness, timeout, 100*time.Millisecond).Should(ContainElement("Available"))
+	g.Expect(readiness()).To(Equal([]string{"Available"}))
 	expectOnRuntime(t, rt, "kyma-system", "eventing-webhook-auth", connection(g, a))
 	g.Expect(connection(g, a)).To(HaveLen(4))
 	get(g, rs)
@@ -120,6 +127,10 @@ func testRuntimeWaiting(t *testing.T) {
 	a := tn.app("rt-app-not-ready")
 	a.Spec.ProviderConfigReference.Name = "missing"
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	// A RuntimeSecret made while its application is still being created
+	// waits quietly (runtimesecret.QuietWait); one whose application fails
+	// says at once what it waits for.
+	expectSyncedFalse(t, a, "missing")
 	held := runtimeSecretOfApp(ns, "rt-held", "rt-waiting", a.Name)
 	held.Spec.ForProvider.Target.Name = "held"
 	g.Expect(k8s.Create(ctx, held)).To(Succeed())
@@ -282,4 +293,37 @@ func manyRuntimes(t testing.TB, n int) runtimeFigures {
 	}
 	st := runtimes.Stats()
 	return runtimeFigures{n: n, built: st.Built - before.Built, evicted: st.Evicted - before.Evicted, peak: st.Peak, elapsed: elapsed}
+}
+
+// watchReadiness watches the RuntimeSecret ns/name from before it exists and
+// returns a function that tells the Ready reasons its statuses went through
+// so far, each change once.
+func watchReadiness(t *testing.T, ns, name string) func() []string {
+	t.Helper()
+	wc, err := client.NewWithWatch(mgmtConfig, client.Options{Scheme: k8s.Scheme()})
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	w, err := wc.Watch(ctx, &runtimev1alpha1.RuntimeSecretList{}, client.InNamespace(ns), client.MatchingFields{"metadata.name": name})
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(w.Stop)
+	var mu sync.Mutex
+	var reasons []string
+	go func() {
+		for e := range w.ResultChan() {
+			rs, ok := e.Object.(*runtimev1alpha1.RuntimeSecret)
+			if !ok {
+				continue
+			}
+			r := string(rs.GetCondition(xpv2.TypeReady).Reason)
+			mu.Lock()
+			if r != "" && (len(reasons) == 0 || reasons[len(reasons)-1] != r) {
+				reasons = append(reasons, r)
+			}
+			mu.Unlock()
+		}
+	}()
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(reasons)
+	}
 }

@@ -94,7 +94,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(readers(mgr.GetClient()))).
 		Watches(&iasv1alpha1.IASApplication{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexApplication)),
 			builder.WithPredicates(readinessChanged())).
-		Complete(reconciler.PollsLast(r, o.Polls))
+		Complete(WaitQuietly(reconciler.PollsLast(r, o.Polls), mgr.GetClient(), time.Now))
 }
 
 // secretsOf names the Secrets a RuntimeSecret reads.
