@@ -196,6 +196,40 @@ func testRuntimeUnmanagedSecret(t *testing.T) {
 	g.Expect(left.Data).To(Equal(map[string][]byte{"made": []byte("by hand")}))
 }
 
+// testRuntimeDeleteChangedSecret: a deletion removes the runtime's Secret
+// even when something changed it since the provider last saw it (the
+// provider's memory of it is stale), and leaves it when it was taken out of
+// the provider's hands meanwhile.
+func testRuntimeDeleteChangedSecret(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	newRuntimeNamespace(t, rt, ns)
+	putCredentials(t, ns, "creds", "changed-client-secret-value")
+	cases := map[string]struct {
+		change func(*corev1.Secret)
+		left   bool
+	}{
+		"rt-annotated": {change: func(s *corev1.Secret) { s.Annotations = map[string]string{"note": "looked at"} }},
+		"rt-handed-back": {change: func(s *corev1.Secret) { delete(s.Labels, runtimev1alpha1.LabelManagedBy) }, left: true},
+	}
+	for id, tc := range cases {
+		putKubeconfig(t, ns, id, newKubeconfig(t, rtEnv, id))
+		rs := runtimeSecret(ns, id, id, "creds")
+		rs.Spec.ForProvider.Target.Name = id
+		g.Expect(k8s.Create(ctx, rs)).To(Succeed())
+		waitReady(t, rs)
+		s := onRuntime(g, rt, ns, id)
+		tc.change(s)
+		g.Expect(rt.Update(ctx, s)).To(Succeed())
+
+		g.Expect(k8s.Delete(ctx, rs)).To(Succeed())
+		expectGone(t, k8s, rs)
+		err := rt.Get(ctx, client.ObjectKeyFromObject(s), &corev1.Secret{})
+		g.Expect(err == nil).To(Equal(tc.left), "%s: Secret left on the runtime: %v", id, err)
+	}
+}
+
 func testRuntimeTargetNamespaceMissing(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)

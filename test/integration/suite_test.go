@@ -49,6 +49,7 @@ func TestProvider(t *testing.T) {
 			t.Run("WaitingForPrerequisites", testRuntimeWaiting)
 			t.Run("RefusedKubeconfigs", testRuntimeRefusedKubeconfigs)
 			t.Run("UnmanagedSecretLeftAlone", testRuntimeUnmanagedSecret)
+			t.Run("DeleteChangedSecret", testRuntimeDeleteChangedSecret)
 			t.Run("TargetNamespaceMissing", testRuntimeTargetNamespaceMissing)
 			t.Run("DeleteAfterKubeconfigRemoved", testRuntimeDeleteAfterKubeconfigRemoved)
 			t.Run("RuntimeStoppedAndStarted", testRuntimeStoppedAndStarted)
