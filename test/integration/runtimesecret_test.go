@@ -197,9 +197,8 @@ func testRuntimeUnmanagedSecret(t *testing.T) {
 }
 
 // testRuntimeDeleteChangedSecret: a deletion removes the runtime's Secret
-// even when something changed it since the provider last saw it (the
-// provider's memory of it is stale), and leaves it when it was taken out of
-// the provider's hands meanwhile.
+// even when something changed it since the provider last saw it, and leaves
+// it when it was taken out of the provider's hands meanwhile.
 func testRuntimeDeleteChangedSecret(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)
@@ -210,7 +209,7 @@ func testRuntimeDeleteChangedSecret(t *testing.T) {
 		change func(*corev1.Secret)
 		left   bool
 	}{
-		"rt-annotated": {change: func(s *corev1.Secret) { s.Annotations = map[string]string{"note": "looked at"} }},
+		"rt-annotated":   {change: func(s *corev1.Secret) { s.Annotations = map[string]string{"note": "looked at"} }},
 		"rt-handed-back": {change: func(s *corev1.Secret) { delete(s.Labels, runtimev1alpha1.LabelManagedBy) }, left: true},
 	}
 	for id, tc := range cases {
