@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
@@ -115,7 +116,9 @@ type runtimeServer struct {
 	*httptest.Server
 	mu      sync.Mutex
 	resumed []bool
-	closed  atomic.Int32 // connections closed
+	// media are the Content-Type and Accept of each request.
+	media  [][2]string
+	closed atomic.Int32 // connections closed
 }
 
 func newRuntimeServer(t *testing.T) *runtimeServer {
@@ -124,6 +127,7 @@ func newRuntimeServer(t *testing.T) *runtimeServer {
 	rs.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rs.mu.Lock()
 		rs.resumed = append(rs.resumed, r.TLS.DidResume)
+		rs.media = append(rs.media, [2]string{r.Header.Get("Content-Type"), r.Header.Get("Accept")})
 		rs.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","namespace":"ns"}}`))
@@ -208,6 +212,25 @@ func TestClientsResumeSessionsAfterEviction(t *testing.T) {
 	}
 	if want, resumed := []bool{false, false, true}, srv.resumedPerRequest(); !slices.Equal(resumed, want) {
 		t.Errorf("TLS sessions resumed per request = %v, want %v", resumed, want)
+	}
+}
+
+// TestClientsSpeakProtobuf: a runtime's Secrets are sent and asked for in
+// protobuf, and an answer in JSON is still read.
+func TestClientsSpeakProtobuf(t *testing.T) {
+	srv := newRuntimeServer(t)
+	core, err := NewClients(Options{Size: 1}).For(srv.kubeconfig("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}}
+	if got, err := core.Secrets("ns").Create(context.Background(), s, metav1.CreateOptions{}); err != nil || got.Name != "s" {
+		t.Fatalf("Create: %v, %v; want the JSON answer read", got, err)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if want := [2]string{"application/vnd.kubernetes.protobuf", "application/vnd.kubernetes.protobuf,application/json"}; len(srv.media) != 1 || srv.media[0] != want {
+		t.Errorf("Content-Type and Accept per request = %v, want [%v]", srv.media, want)
 	}
 }
 
