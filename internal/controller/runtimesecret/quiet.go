@@ -10,7 +10,9 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
@@ -34,7 +36,8 @@ const QuietWait = 30 * time.Second
 // It keeps quiet only within QuietWait of the RuntimeSecret's creation, while
 // it has no status and no finalizer, and while the application is missing or
 // being created without an error. Otherwise, and at the end of that time, the
-// managed reconciler runs and says what it waits for.
+// managed reconciler runs and says what it waits for; at the end of that time
+// behind other work (low priority).
 func WaitQuietly(r reconcile.Reconciler, kube client.Reader, now func() time.Time) reconcile.Reconciler {
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		rs := &v1alpha1.RuntimeSecret{}
@@ -42,7 +45,11 @@ func WaitQuietly(r reconcile.Reconciler, kube client.Reader, now func() time.Tim
 			return r.Reconcile(ctx, req)
 		}
 		if left := quietLeft(ctx, kube, rs, now()); left > 0 {
-			return reconcile.Result{RequeueAfter: left}, nil
+			// Saying Waiting at the end is not urgent: behind changes, so
+			// that a thousand RuntimeSecrets made at once, all saying it
+			// together, do not hold back those whose application became
+			// Ready meanwhile.
+			return reconcile.Result{RequeueAfter: left, Priority: ptr.To(handler.LowPriority)}, nil
 		}
 		return r.Reconcile(ctx, req)
 	})

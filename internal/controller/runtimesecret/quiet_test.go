@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
@@ -96,6 +97,9 @@ func TestWaitQuietly(t *testing.T) {
 			}
 			if want := made.Add(QuietWait).Sub(now); tc.quiet && got.RequeueAfter != want {
 				t.Errorf("RequeueAfter = %v, want %v: back when QuietWait ends", got.RequeueAfter, want)
+			}
+			if tc.quiet && (got.Priority == nil || *got.Priority != handler.LowPriority) {
+				t.Errorf("Priority = %v, want low: saying Waiting is not urgent", got.Priority)
 			}
 		})
 	}
