@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kube"
 )
 
 // eventBurst is how many events of one reason an object may record at once,
@@ -46,14 +47,12 @@ func (b *ownSink) StartRecordingToSink(sink record.EventSink) watch.Interface {
 }
 
 // newEventSink writes events to the API server at cfg in protobuf, through
-// hc. Events are core objects, which the API server serves in protobuf; in
-// JSON, encoding each, decoding the answer and passing it through the
+// hc. In JSON, encoding each, decoding the answer and passing it through the
 // managedFields filter took a third of the CPU of a deletion's reconciles
 // (two events per runtime).
 func newEventSink(cfg *rest.Config, hc *http.Client) (record.EventSink, error) {
 	pc := rest.CopyConfig(cfg)
-	pc.ContentType = runtime.ContentTypeProtobuf
-	pc.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	kube.PreferProtobuf(pc)
 	c, err := corev1client.NewForConfigAndClient(pc, hc)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +15,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
@@ -172,22 +170,11 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string) {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // runtimeCalls are the provider's requests to the runtimes' API server so
-// far, by "runtime <method>", from a scrape of the provider (client-go's
-// metrics).
+// far, by "runtime <method>", from a scrape of the provider.
 func runtimeCalls(b *testing.B, m metricsSample) map[string]float64 {
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(runtimeKC)
-	if err != nil {
-		b.Fatal(err)
-	}
-	u, err := url.Parse(cfg.Host)
-	if err != nil {
-		b.Fatal(err)
-	}
 	out := map[string]float64{}
-	for _, s := range m["rest_client_requests_total"].GetMetric() {
-		if labelValue(s, "host") == u.Host {
-			out["runtime "+labelValue(s, "method")] += s.GetCounter().GetValue()
-		}
+	for method, n := range m.requestsTo(apiServer(b, runtimeKC)) {
+		out["runtime "+method] = n
 	}
 	return out
 }

@@ -417,10 +417,22 @@ func (m metricsSample) depth(kind string) float64 {
 // the API server at host (host:port), by client-go's metrics.
 func (m metricsSample) writesTo(host string) float64 {
 	total := 0.0
-	for _, s := range m["rest_client_requests_total"].GetMetric() {
-		if labelValue(s, "host") == host && labelValue(s, "method") != "GET" {
-			total += s.GetCounter().GetValue()
+	for method, n := range m.requestsTo(host) {
+		if method != "GET" {
+			total += n
 		}
 	}
 	return total
+}
+
+// requestsTo counts the provider's requests to the API server at host
+// (host:port) by method, by client-go's metrics.
+func (m metricsSample) requestsTo(host string) map[string]float64 {
+	out := map[string]float64{}
+	for _, s := range m["rest_client_requests_total"].GetMetric() {
+		if labelValue(s, "host") == host {
+			out[labelValue(s, "method")] += s.GetCounter().GetValue()
+		}
+	}
+	return out
 }

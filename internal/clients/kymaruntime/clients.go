@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/apimachinery/pkg/runtime"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/lru"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kube"
 )
 
 // Defaults of the client cache.
@@ -156,11 +156,8 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	// multiplexing brings nothing, while its per-connection buffers, header
 	// tables and reader goroutine cost memory at every open connection.
 	rc.NextProtos = []string{"http/1.1"}
-	// Secrets are core objects, which every API server serves in protobuf:
-	// encoding a request and decoding an answer cost a fraction of JSON's.
-	// An answer in JSON is still read.
-	rc.ContentType = runtime.ContentTypeProtobuf
-	rc.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	// Only Secrets, core objects, are read and written.
+	kube.PreferProtobuf(rc)
 	rc.UserAgent = "provider-eventing-auth"
 	// A proxy function makes client-go's transport uncacheable, so the transport
 	// is this client's alone: client-go's global TLS cache would otherwise keep

@@ -35,9 +35,9 @@ const QuietWait = 30 * time.Second
 //
 // It keeps quiet only within QuietWait of the RuntimeSecret's creation, while
 // it has no status and no finalizer, and while the application is missing or
-// being created without an error. Otherwise, and at the end of that time, the
-// managed reconciler runs and says what it waits for; at the end of that time
-// behind other work (low priority).
+// being created without an error. Otherwise the managed reconciler runs and
+// says what it waits for; at the end of that time it does so behind other work
+// (low priority).
 func WaitQuietly(r reconcile.Reconciler, kube client.Reader, now func() time.Time) reconcile.Reconciler {
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		rs := &v1alpha1.RuntimeSecret{}
