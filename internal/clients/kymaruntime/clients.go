@@ -21,14 +21,15 @@ import (
 // Defaults of the client cache.
 const (
 	// DefaultCacheSize keeps the clients of the runtimes reconciled in the last
-	// seconds: a new runtime's reconciles follow each other within seconds, a
-	// poll comes minutes later, when at thousands of runtimes no size short of
-	// all of them would still hold its client. A client holds its parsed
-	// kubeconfig, TLS material and transport (its sessions are kept apart,
-	// see DefaultSessionCacheSize): at 1,000 the bring-up and deletion of 200
-	// runtimes cost 17.4 instead of 19.1 ms of CPU per runtime, but 10,000
-	// runtimes took 414 MiB, over their 400 MiB budget (docs/performance.md).
-	DefaultCacheSize = 100
+	// minutes: a new runtime's reconciles follow each other within seconds, its
+	// deletion or a repair may come minutes later, and a poll at thousands of
+	// runtimes comes after every other runtime's, when no size short of all of
+	// them would still hold its client. A client built again parses its
+	// kubeconfig and TLS material: about a third of a millisecond of CPU.
+	// Its TLS sessions are kept apart (DefaultSessionCacheSize), so an idle
+	// client holds a few KB: at 10,000 runtimes 1,000 clients took no more
+	// memory than 100 (BenchmarkSteady, docs/performance.md).
+	DefaultCacheSize = 1000
 	// DefaultSessionCacheSize keeps the TLS sessions of the runtimes
 	// connected to last, beyond the clients kept: a runtime's next
 	// connection after its client was evicted (its deletion minutes after
