@@ -127,6 +127,7 @@ type Listener struct {
 	targets Targets
 	repairs *repairs
 	echoes  *echoes
+	ids     *runtimeIDs
 
 	queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
 	addr  atomic.Pointer[string] // bound address, once listening
@@ -138,7 +139,7 @@ type Listener struct {
 // New returns a listener of o that finds RuntimeSecrets with targets.
 func New(o Options, targets Targets) *Listener {
 	o = o.Defaulted()
-	return &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), echoes: newEchoes(), limiters: cache.NewExpiringWithClock(o.Clock)}
+	return &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), echoes: newEchoes(), ids: newRuntimeIDs(), limiters: cache.NewExpiringWithClock(o.Clock)}
 }
 
 // Addr is the address the listener is bound to; "" before it listens.
@@ -234,16 +235,15 @@ func (l *Listener) check(r *http.Request) (string, []reconcile.Request, *refusal
 	}
 	// Lifecycle Manager's reading of the runtime ID: the common name of the
 	// client certificate the gateway forwards.
-	cert, err := certificate.GetCertificateFromHeader(r)
+	id, err := l.ids.of(r)
 	switch {
 	case errors.Is(err, certificate.ErrHeaderMissing):
 		return "", nil, &refusal{http.StatusUnauthorized, DropNoCertificate, err.Error()}
 	case err != nil:
 		return "", nil, &refusal{http.StatusUnauthorized, DropBadCertificate, "the client certificate header cannot be read: " + err.Error()}
-	case cert.Subject.CommonName == "":
+	case id == "":
 		return "", nil, &refusal{http.StatusBadRequest, DropBadCertificate, "the client certificate's common name, the runtime ID, is empty"}
 	}
-	id := cert.Subject.CommonName
 	ev := types.WatchEvent{}
 	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxBody)).Decode(&ev); err != nil {
 		var tooLarge *http.MaxBytesError
