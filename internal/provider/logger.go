@@ -7,39 +7,61 @@ import (
 	"github.com/go-logr/logr"
 )
 
-// newReconcilerLogger is the logger crossplane-runtime's reconcilers get:
-// one whose WithValues only collects the values until a line is logged.
-// crossplane-runtime's managed reconciler adds values three times a
-// reconcile and logs at debug level only, while zap encodes values as soon
-// as they are added: at the default level that was 2–3% of the provider's
-// CPU for lines never written.
+// newReconcilerLogger is the logger crossplane-runtime's reconcilers get,
+// with values collected until a line is logged (lazyValues). crossplane-runtime's
+// managed reconciler adds values three times a reconcile and logs at debug
+// level only: at the default level that was 2–3% of the provider's CPU for
+// lines never written.
 func newReconcilerLogger(l logr.Logger) logging.Logger {
-	return lazyLogger{base: logging.NewLogrLogger(l), debug: l.V(1).Enabled()}
+	return logging.NewLogrLogger(lazyValues(l))
 }
 
-type lazyLogger struct {
-	base  logging.Logger
-	debug bool
-	kv    []any
-}
-
-func (l lazyLogger) Info(msg string, kv ...any) { l.withValues().Info(msg, kv...) }
-
-func (l lazyLogger) Debug(msg string, kv ...any) {
-	if l.debug {
-		l.withValues().Debug(msg, kv...)
+// lazyValues is l with a WithValues that only collects the values until a
+// line is written, when they are added to l's sink. zap encodes values as
+// soon as they are added, and controller-runtime adds the controller's and
+// the request's to its logger at every reconcile (and crossplane-runtime
+// more), for lines that at the default level are never written.
+func lazyValues(l logr.Logger) logr.Logger {
+	base := l.GetSink()
+	if base == nil {
+		return l
 	}
-}
-
-func (l lazyLogger) WithValues(kv ...any) logging.Logger {
-	// Clipped, so that two loggers made from this one never share an append.
-	return lazyLogger{base: l.base, debug: l.debug, kv: append(slices.Clip(l.kv), kv...)}
-}
-
-// withValues is the logger with the collected values added.
-func (l lazyLogger) withValues() logging.Logger {
-	if len(l.kv) == 0 {
-		return l.base
+	if cd, ok := base.(logr.CallDepthLogSink); ok {
+		// The lazy sink is one more frame between the caller and base.
+		base = cd.WithCallDepth(1)
 	}
-	return l.base.WithValues(l.kv...)
+	return l.WithSink(&lazySink{base: base})
+}
+
+// lazySink is a logr.LogSink that keeps the values added to it and hands them
+// to base with each line.
+type lazySink struct {
+	base logr.LogSink
+	kv   []any
+}
+
+// Init does nothing: base was initialised with the logger it came from.
+func (s *lazySink) Init(logr.RuntimeInfo) {}
+
+func (s *lazySink) Enabled(level int) bool { return s.base.Enabled(level) }
+
+func (s *lazySink) Info(level int, msg string, kv ...any) { s.withValues().Info(level, msg, kv...) }
+
+func (s *lazySink) Error(err error, msg string, kv ...any) { s.withValues().Error(err, msg, kv...) }
+
+func (s *lazySink) WithValues(kv ...any) logr.LogSink {
+	// Clipped, so that two sinks made from this one never share an append.
+	return &lazySink{base: s.base, kv: append(slices.Clip(s.kv), kv...)}
+}
+
+func (s *lazySink) WithName(name string) logr.LogSink {
+	return &lazySink{base: s.base.WithName(name), kv: s.kv}
+}
+
+// withValues is base with the collected values added.
+func (s *lazySink) withValues() logr.LogSink {
+	if len(s.kv) == 0 {
+		return s.base
+	}
+	return s.base.WithValues(s.kv...)
 }

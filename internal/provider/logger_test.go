@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 )
 
@@ -52,5 +54,66 @@ func TestReconcilerLogger(t *testing.T) {
 				t.Errorf("logged:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})
+	}
+}
+
+// TestLazyValues: the manager's logger, as controller-runtime uses it, writes
+// lines with every value and name added, and none below its level.
+func TestLazyValues(t *testing.T) {
+	cases := map[string]struct {
+		log  func(l logr.Logger)
+		want []string
+	}{
+		"InfoCarriesValuesAndName": {
+			log: func(l logr.Logger) {
+				l.WithValues("controller", "c").WithName("n").WithValues("reconcileID", "r").Info("hello", "k", "v")
+			},
+			want: []string{`n "level"=0 "msg"="hello" "controller"="c" "reconcileID"="r" "k"="v"`},
+		},
+		"ErrorCarriesValues": {
+			log:  func(l logr.Logger) { l.WithValues("controller", "c").Error(errors.New("boom"), "failed") },
+			want: []string{` "msg"="failed" "error"="boom" "controller"="c"`},
+		},
+		"BelowTheLevelNothing": {
+			log:  func(l logr.Logger) { l.WithValues("controller", "c").V(1).Info("quiet") },
+			want: nil,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			sink := funcr.New(func(prefix, args string) { got = append(got, prefix+" "+args) }, funcr.Options{})
+			tc.log(lazyValues(sink))
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("logged:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// countingSink counts the values handed to it.
+type countingSink struct {
+	logr.LogSink
+	withValues *int
+}
+
+func (s countingSink) WithValues(kv ...any) logr.LogSink {
+	*s.withValues++
+	return countingSink{s.LogSink.WithValues(kv...), s.withValues}
+}
+
+// TestLazyValuesEncodeOnlyForALine: values added for lines never written never
+// reach the sink (zap would encode them there).
+func TestLazyValuesEncodeOnlyForALine(t *testing.T) {
+	n := 0
+	l := lazyValues(logr.New(countingSink{funcr.New(func(string, string) {}, funcr.Options{}).GetSink(), &n}))
+	r := l.WithValues("controller", "c").WithValues("reconcileID", "r")
+	r.V(1).Info("quiet")
+	if n != 0 {
+		t.Fatalf("values reached the sink %d times before a line was written", n)
+	}
+	r.Info("written")
+	if n != 1 {
+		t.Fatalf("want the values handed over once for the line written, got %d", n)
 	}
 }

@@ -86,7 +86,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 	}
 	mc := managementConfig(cfg, s.KubeQPS)
 	events := newEventBroadcaster()
-	mgr, err := ctrl.NewManager(mc, managerOptions(s, scheme, p.Again, events))
+	mgr, err := ctrl.NewManager(mc, managerOptions(s, scheme, p.Again, events, p.Log))
 	if err != nil {
 		return nil, fmt.Errorf("cannot create controller manager: %w", err)
 	}
@@ -160,9 +160,11 @@ func managementConfig(cfg *rest.Config, qps float64) *rest.Config {
 
 // managerOptions are the manager's options: the client that skips unchanged
 // status writes, the cache without what no controller reads, the event
-// broadcaster, and the process's endpoints.
-func managerOptions(s Settings, scheme *runtime.Scheme, again bool, events record.EventBroadcaster) ctrl.Options {
+// broadcaster, the process's endpoints, and log, whose values controller-runtime
+// adds at every reconcile are encoded only for a line written (lazyValues).
+func managerOptions(s Settings, scheme *runtime.Scheme, again bool, events record.EventBroadcaster, log logr.Logger) ctrl.Options {
 	return ctrl.Options{
+		Logger:    lazyValues(log),
 		Scheme:    scheme,
 		NewClient: NewClient,
 		Cache:     CacheOptions(s),
