@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -45,5 +46,42 @@ func TestManagementConfigStripsManagedFields(t *testing.T) {
 	}
 	if app.ResourceVersion != "7" || app.Status.AtProvider.ClientID != "c" {
 		t.Errorf("read %+v %+v, want resourceVersion 7 and clientId c", app.ObjectMeta, app.Status.AtProvider)
+	}
+}
+
+// TestManagementConfigSpeaksHTTP1: the manager's requests go over HTTP/1.1 to
+// an API server that offers HTTP/2 too.
+func TestManagementConfigSpeaksHTTP1(t *testing.T) {
+	protos := make(chan string, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		protos <- r.Proto
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Success"}`))
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	for name, cfg := range map[string]*rest.Config{
+		"AsShipped": managementConfig(&rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}, 10),
+		// The server does speak HTTP/2: without the setting it is used.
+		"ClientGoDefault": {Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{CAData: ca}},
+	} {
+		hc, err := rest.HTTPClientFor(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := hc.Get(srv.URL + "/version")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		want := "HTTP/1.1"
+		if name == "ClientGoDefault" {
+			want = "HTTP/2.0"
+		}
+		if got := <-protos; got != want {
+			t.Errorf("%s: request in %s, want %s", name, got, want)
+		}
 	}
 }
