@@ -25,11 +25,13 @@ const (
 	// deletion or a repair may come minutes later, and a poll at thousands of
 	// runtimes comes after every other runtime's, when no size short of all of
 	// them would still hold its client. A client built again parses its
-	// kubeconfig and TLS material: about a third of a millisecond of CPU.
-	// Its TLS sessions are kept apart (DefaultSessionCacheSize), so an idle
-	// client holds a few KB: at 10,000 runtimes 1,000 clients took no more
-	// memory than 100 (BenchmarkSteady, docs/performance.md).
-	DefaultCacheSize = 1000
+	// kubeconfig and TLS material: about a third of a millisecond of CPU. A
+	// client that has made its calls holds about 9 KB (BenchmarkClientsHeld,
+	// its TLS sessions counted); at 10,000 runtimes, where polls keep the
+	// cache full, 1,000 clients took 394 and 418 MiB against the 400 MiB
+	// budget (BenchmarkSteady, docs/performance.md), so 500: every runtime of
+	// a bring-up of a few hundred keeps its client until its deletion.
+	DefaultCacheSize = 500
 	// DefaultSessionCacheSize keeps the TLS sessions of the runtimes
 	// connected to last, beyond the clients kept: a runtime's next
 	// connection after its client was evicted (its deletion minutes after

@@ -1,6 +1,14 @@
 package kymaruntime
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // BenchmarkClientsForCached is the cost of a reconcile that finds its runtime's
 // client in the cache: a digest of the kubeconfig and a lookup.
@@ -33,5 +41,38 @@ func BenchmarkClientsForNew(b *testing.B) {
 		if _, err := c.For(kcs[i]); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkClientsHeld is what a cached client holds on the heap once it has
+// made a call and its connection has closed idle: what each client the cache
+// may keep costs at 10,000 runtimes, where polls keep it full (the session
+// cache, kept apart, is counted with it).
+func BenchmarkClientsHeld(b *testing.B) {
+	srv := newRuntimeServer(b)
+	const n = 500
+	kcs := make([][]byte, n)
+	for i := range kcs {
+		kcs[i] = srv.kubeconfig(fmt.Sprintf("tok-%d", i))
+	}
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		c := NewClients(Options{Size: n, IdleTimeout: 20 * time.Millisecond})
+		for _, kc := range kcs {
+			core, err := c.For(kc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := core.Secrets("ns").Get(context.Background(), "s", metav1.GetOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		time.Sleep(200 * time.Millisecond) // the idle connections close
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/n, "heap-B/client")
+		runtime.KeepAlive(c)
 	}
 }

@@ -121,7 +121,7 @@ type runtimeServer struct {
 	closed atomic.Int32 // connections closed
 }
 
-func newRuntimeServer(t *testing.T) *runtimeServer {
+func newRuntimeServer(t testing.TB) *runtimeServer {
 	t.Helper()
 	rs := &runtimeServer{}
 	rs.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
