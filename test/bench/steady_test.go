@@ -69,6 +69,7 @@ func BenchmarkSteady(b *testing.B) {
 		kib := rssKiB()
 		benchfig.Figure(fmt.Sprintf("rss_mib_%d", n), float64(kib)/1024, 400*float64(n)/10000)
 		fmt.Printf("BENCH rss_kib_per_runtime_%d %.1f\n", n, float64(kib)/float64(n))
+		memoryParts(b, n)
 	}
 }
 
@@ -352,6 +353,21 @@ func steadyLoad(ctx context.Context, b *testing.B, n int, ids []string, window t
 		benchfig.Figure(fmt.Sprintf("steady_app_%s_repaired_s_%d", key, n), d.Seconds(), bound)
 	}
 	return iasRPS
+}
+
+// memoryParts prints what the resident memory is made of, by the Go
+// runtime's own figures: the live heap and the collector's headroom are the
+// cache's; heap pages freed but not yet returned to the system and a peak far
+// above the end tell a burst's leftovers from growth; stacks follow the
+// goroutines (two per open HTTP/1.1 connection).
+func memoryParts(b *testing.B, n int) {
+	m := scrape(b)
+	mib := func(metric string) float64 { return m.only(metric).GetGauge().GetValue() / (1 << 20) }
+	fmt.Printf("BENCH rss_peak_mib_%d %.1f\n", n, float64(benchfig.UsageOf(provider.Process.Pid).PeakRSS)/1024)
+	fmt.Printf("BENCH heap_inuse_mib_%d %.1f\n", n, mib("go_memstats_heap_inuse_bytes"))
+	fmt.Printf("BENCH heap_unreturned_mib_%d %.1f\n", n, mib("go_memstats_heap_idle_bytes")-mib("go_memstats_heap_released_bytes"))
+	fmt.Printf("BENCH stack_mib_%d %.1f\n", n, mib("go_memstats_stack_inuse_bytes"))
+	fmt.Printf("BENCH goroutines_%d %.0f\n", n, m.only("go_goroutines").GetGauge().GetValue())
 }
 
 // metricsSample is one scrape of the provider's metrics.
