@@ -9,8 +9,9 @@ import (
 )
 
 // runtimeIDCacheSize is how many runtimes' certificate headers are
-// remembered: those that sent events last, as many as the runtime clients
-// kept (kymaruntime.DefaultCacheSize).
+// remembered: those that sent events last, as many as the runtimes whose TLS
+// sessions are kept (kymaruntime.DefaultSessionCacheSize). An entry is a
+// digest and an ID, about 150 bytes.
 const runtimeIDCacheSize = 1000
 
 // runtimeIDs reads the runtime ID, the common name of the client certificate

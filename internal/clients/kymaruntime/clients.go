@@ -27,11 +27,11 @@ const (
 	// them would still hold its client. A client built again parses its
 	// kubeconfig and TLS material: about a third of a millisecond of CPU. A
 	// client that has made its calls holds about 9 KB (BenchmarkClientsHeld,
-	// its TLS sessions counted); at 10,000 runtimes, where polls keep the
-	// cache full, 1,000 clients took 394 and 418 MiB against the 400 MiB
-	// budget (BenchmarkSteady, docs/performance.md), so 500: every runtime of
-	// a bring-up of a few hundred keeps its client until its deletion.
-	DefaultCacheSize = 500
+	// its TLS sessions counted), and at 10,000 runtimes polls keep the cache
+	// full: with 500 and 1,000 clients the provider took 394 to 418 MiB there,
+	// against its 400 MiB budget, with 100 380 and 388 (BenchmarkSteady,
+	// docs/performance.md).
+	DefaultCacheSize = 100
 	// DefaultSessionCacheSize keeps the TLS sessions of the runtimes
 	// connected to last, beyond the clients kept: a runtime's next
 	// connection after its client was evicted (its deletion minutes after
