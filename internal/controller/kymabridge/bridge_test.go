@@ -1,0 +1,97 @@
+package kymabridge
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+)
+
+// events counts the events recorded.
+type events struct{ reasons []event.Reason }
+
+func (e *events) Event(_ runtime.Object, ev event.Event) { e.reasons = append(e.reasons, ev.Reason) }
+
+func (e *events) WithAnnotations(...string) event.Recorder { return e }
+
+// TestReconcileMissingDefinition: while the API server does not serve
+// EventingAuths, a Kyma CR says why and waits for the CRD's watch; once the
+// CRD is established, it tries again shortly instead, without a warning, for
+// the API server's discovery to catch up.
+func TestReconcileMissingDefinition(t *testing.T) {
+	const resync = time.Minute
+	crd := func(established apiextensionsv1.ConditionStatus) *apiextensionsv1.CustomResourceDefinition {
+		return &apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: eventingAuthCRD},
+			Status: apiextensionsv1.CustomResourceDefinitionStatus{Conditions: []apiextensionsv1.CustomResourceDefinitionCondition{
+				{Type: apiextensionsv1.Established, Status: established},
+			}},
+		}
+	}
+	cases := map[string]struct {
+		crd        *apiextensionsv1.CustomResourceDefinition
+		want       ctrl.Result
+		wantEvents int
+	}{
+		"no definition":             {want: ctrl.Result{RequeueAfter: resync}, wantEvents: 1},
+		"definition not yet served": {crd: crd(apiextensionsv1.ConditionFalse), want: ctrl.Result{RequeueAfter: resync}, wantEvents: 1},
+		"definition established":    {crd: crd(apiextensionsv1.ConditionTrue), want: ctrl.Result{RequeueAfter: discoveryLag}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			scheme := runtime.NewScheme()
+			if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+				t.Fatal(err)
+			}
+			b := fake.NewClientBuilder().WithScheme(scheme)
+			if tc.crd != nil {
+				b = b.WithObjects(tc.crd)
+			}
+			kube := b.WithInterceptorFuncs(interceptor.Funcs{
+				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
+						switch p.GroupVersionKind() {
+						case kinds.Kyma:
+							p.SetNamespace(key.Namespace)
+							p.SetName(key.Name)
+							p.SetUID("kyma-uid")
+							return nil
+						case kinds.EventingAuth:
+							return &meta.NoKindMatchError{GroupKind: kinds.EventingAuth.GroupKind()}
+						}
+					}
+					return c.Get(ctx, key, obj, opts...)
+				},
+				Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
+					return &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: kinds.EventingAuth.Group, Kind: kinds.EventingAuth.Kind}}
+				},
+			}).Build()
+			rec := &events{}
+			r := &bridge{kube: kube, recorder: rec, log: logging.NewNopLogger(), c: Config{Resync: resync}}
+			got, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "kcp-system", Name: "rt-1"}})
+			if err != nil {
+				t.Fatalf("Reconcile: %v", err)
+			}
+			if got != tc.want {
+				t.Errorf("result %+v, want %+v", got, tc.want)
+			}
+			if len(rec.reasons) != tc.wantEvents {
+				t.Errorf("events %v, want %d", rec.reasons, tc.wantEvents)
+			}
+		})
+	}
+}
