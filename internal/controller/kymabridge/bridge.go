@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
@@ -100,12 +99,14 @@ func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 	}
 	err := r.kube.Apply(ctx, client.ApplyConfigurationFromUnstructured(want), client.FieldOwner(fieldOwner), client.ForceOwnership)
 	switch {
-	case (meta.IsNoMatchError(err) || kerrors.IsNotFound(err) && isMissingKind(err)) && r.definitionEstablished(ctx):
-		// The watch on the CRD woke this reconcile, but the API server's
-		// discovery, or the client's mapping of it, has not caught up with the
-		// established definition yet; no event wakes it again when it has.
-		return ctrl.Result{RequeueAfter: discoveryLag}, nil
 	case meta.IsNoMatchError(err) || kerrors.IsNotFound(err) && isMissingKind(err):
+		if r.definitionEstablished(ctx) {
+			// The watch on the CRD woke this reconcile, but the API server's
+			// discovery, or the client's mapping of it, has not caught up with
+			// the established definition yet (as reconciler.Gated waits for);
+			// no event wakes it again when it has.
+			return ctrl.Result{RequeueAfter: reconciler.MappingPoll}, nil
+		}
 		r.recorder.Event(kyma, event.Warning(eventDefinitionMissing,
 			fmt.Errorf("Cannot create EventingAuth %s/%s: the kind %s is not installed; install the configuration-eventing-auth package (its XRD). It is created as soon as the kind is.",
 				kyma.GetNamespace(), kyma.GetName(), kinds.EventingAuth.GroupKind())))
@@ -130,11 +131,6 @@ func (r *bridge) applied(ctx context.Context, want client.Object) bool {
 	}
 	return xr.GetDeletionTimestamp() == nil && xr.GetAnnotations()[kinds.AnnotationApplied] == want.GetAnnotations()[kinds.AnnotationApplied]
 }
-
-// discoveryLag is how long a reconcile waits for the API server to serve an
-// EventingAuth definition that is established: its discovery follows within
-// a fraction of a second.
-const discoveryLag = 250 * time.Millisecond
 
 // definitionEstablished tells whether the EventingAuth CRD is in the cache
 // and established.

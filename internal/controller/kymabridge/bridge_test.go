@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 )
 
@@ -49,7 +50,7 @@ func TestReconcileMissingDefinition(t *testing.T) {
 	}{
 		"no definition":             {want: ctrl.Result{RequeueAfter: resync}, wantEvents: 1},
 		"definition not yet served": {crd: crd(apiextensionsv1.ConditionFalse), want: ctrl.Result{RequeueAfter: resync}, wantEvents: 1},
-		"definition established":    {crd: crd(apiextensionsv1.ConditionTrue), want: ctrl.Result{RequeueAfter: discoveryLag}},
+		"definition established":    {crd: crd(apiextensionsv1.ConditionTrue), want: ctrl.Result{RequeueAfter: reconciler.MappingPoll}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

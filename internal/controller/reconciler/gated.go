@@ -11,9 +11,10 @@ import (
 )
 
 // How often and how long a gated setup waits for the REST mapper to know its
-// kinds once their CRDs are established.
+// kinds once their CRDs are established. MappingPoll is also how soon a
+// controller that met an established kind not yet mapped looks again.
 const (
-	mappingPoll = 250 * time.Millisecond
+	MappingPoll = 250 * time.Millisecond
 	mappingWait = 2 * time.Minute
 )
 
@@ -27,7 +28,7 @@ const (
 // knows every kind.
 func (o Options) Gated(mapper meta.RESTMapper, name string, setup func() error, needs ...schema.GroupVersionKind) {
 	o.Gate.Register(func() {
-		err := waitForMappings(context.Background(), mapper, mappingPoll, mappingWait, needs...)
+		err := waitForMappings(context.Background(), mapper, MappingPoll, mappingWait, needs...)
 		if err == nil {
 			err = setup()
 		}
