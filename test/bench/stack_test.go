@@ -225,8 +225,11 @@ func creationCalls() int {
 }
 
 // logTail is the end of the provider's log, for failures.
-func logTail() string {
-	b, _ := os.ReadFile(providerLog)
+func logTail() string { return tail(providerLog) }
+
+// tail is the end of a log file, for failures.
+func tail(path string) string {
+	b, _ := os.ReadFile(path)
 	s := string(b)
 	if len(s) > 4000 {
 		s = s[len(s)-4000:]

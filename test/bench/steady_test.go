@@ -374,8 +374,11 @@ func memoryParts(b *testing.B, n int) {
 type metricsSample map[string]*dto.MetricFamily
 
 // scrape reads the provider's Prometheus metrics; none while it does not answer.
-func scrape(b *testing.B) metricsSample {
-	resp, err := http.Get(metricsURL)
+func scrape(b *testing.B) metricsSample { return scrapeAt(b, metricsURL) }
+
+// scrapeAt reads the Prometheus metrics a process serves at url.
+func scrapeAt(b *testing.B, url string) metricsSample {
+	resp, err := http.Get(url)
 	if err != nil {
 		return metricsSample{}
 	}
@@ -383,7 +386,7 @@ func scrape(b *testing.B) metricsSample {
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(resp.Body)
 	if err != nil {
-		b.Logf("cannot parse the provider's metrics: %v", err)
+		b.Logf("cannot parse the metrics at %s: %v", url, err)
 		return metricsSample{}
 	}
 	return families

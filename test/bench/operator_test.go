@@ -1,0 +1,394 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
+	"github.com/kyma-project/provider-eventing-auth/internal/waitall"
+)
+
+// An operator run puts eventing-auth-manager, the operator the provider
+// replaces, through the provider's cycle on the same stack in the same run,
+// so that the provider is held to what the operator costs on this machine in
+// this hour, not to a figure taken on another day. It runs when
+// BENCH_OPERATOR names an eventing-auth-manager binary (its cmd, built from
+// its own repository; nothing of it is in this one).
+//
+// The operator runs as its manifest ships it but for leader election (it
+// cannot find a namespace for its lease outside a cluster; the provider runs
+// without it here too): a Kyma CR in kcp-system makes its EventingAuth, whose
+// reconcile makes the IAS app and the Secret kyma-system/eventing-webhook-auth
+// through the runtime's kubeconfig in kcp-system/kubeconfig-<name>.
+type operatorRun struct {
+	bin, log, metricsURL string
+	cmd                  *exec.Cmd
+	runtimes             *runtimeNamespaces
+}
+
+var (
+	kymaKind         = metav1.TypeMeta{APIVersion: "operator.kyma-project.io/v1beta2", Kind: "Kyma"}
+	operatorAuthKind = metav1.TypeMeta{APIVersion: "operator.kyma-project.io/v1alpha1", Kind: "EventingAuth"}
+)
+
+// operatorFromEnv prepares an operator run when BENCH_OPERATOR is set: the
+// Kyma and EventingAuth CRDs on the management API server and the runtimes'
+// stand-ins. nil when it is not set.
+func operatorFromEnv(b *testing.B) *operatorRun {
+	bin := os.Getenv("BENCH_OPERATOR")
+	if bin == "" {
+		return nil
+	}
+	if _, err := os.Stat(bin); err != nil {
+		b.Fatalf("BENCH_OPERATOR: %v", err)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", stack.MgmtKubeconfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{
+		filepath.Join("..", "crds", "operator.kyma-project.io_kymas.yaml"),
+		filepath.Join("..", "crds", "operator.kyma-project.io_eventingauths.yaml"),
+	}, ErrorIfPathMissing: true}); err != nil {
+		b.Fatal(err)
+	}
+	return &operatorRun{bin: bin, runtimes: newRuntimeNamespaces(b)}
+}
+
+// start runs the operator afresh, logging under name.
+func (o *operatorRun) start(b *testing.B, name string) {
+	addr := freeAddr(b)
+	o.metricsURL = "http://" + addr + "/metrics"
+	o.log = filepath.Join(filepath.Dir(stack.Log(name)), name+".log")
+	log, err := os.Create(o.log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o.cmd = exec.Command(o.bin, "--metrics-bind-address="+addr, "--health-probe-bind-address="+freeAddr(b))
+	o.cmd.Env = append(os.Environ(), "KUBECONFIG="+stack.MgmtKubeconfig(),
+		// The provider's IAS credentials Secret has the operator's keys.
+		"IAS_CREDS_SECRET_NAMESPACE="+ns, "IAS_CREDS_SECRET_NAME=ias")
+	o.cmd.Stdout, o.cmd.Stderr = log, log
+	if err := o.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if l, _ := os.ReadFile(o.log); bytes.Count(l, []byte("Starting workers")) == 2 {
+			return
+		}
+	}
+	b.Fatalf("eventing-auth-manager did not start its workers within a minute; log:\n%s", tail(o.log))
+}
+
+func (o *operatorRun) stop() {
+	_ = o.cmd.Process.Kill()
+	_ = o.cmd.Wait()
+}
+
+// cycleCPU is CPU per runtime in milliseconds over a whole cycle, and over
+// bring-up, deletion and the single runtimes.
+type cycleCPU struct{ whole, life float64 }
+
+// cycle runs the provider's cycle (BenchmarkCycle) on the operator and returns
+// its CPU per runtime. Drift
+// costs it nothing: it does not watch the runtimes, so the edited Secrets stay
+// edited, as they do in a landscape.
+func (o *operatorRun) cycle(ctx context.Context, b *testing.B, n int) cycleCPU {
+	name := fmt.Sprintf("operator-cycle-%d", n)
+	o.start(b, name)
+	defer o.stop()
+	pid := o.cmd.Process.Pid
+
+	cpu := map[string]time.Duration{}
+	took := map[string]time.Duration{}
+	phase := func(p string, run func()) {
+		c0, t0, w0 := benchfig.UsageOf(pid).CPU, time.Now(), apiWrites(ctx, b)
+		run()
+		cpu[p], took[p] = benchfig.UsageOf(pid).CPU-c0, time.Since(t0)
+		keys, each, total := benchfig.WritesBetween(w0, apiWrites(ctx, b), float64(n))
+		fmt.Printf("BENCH operator_cycle_api_writes_per_runtime_%d{%s} %.2f\n", n, p, total)
+		for _, k := range keys {
+			fmt.Printf("  %s %.2f\n", k, each[k])
+		}
+	}
+	m0 := scrapeAt(b, o.metricsURL)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = nextID(fmt.Sprintf("operator_bringup_%d", n))
+	}
+	var deleting iassim.Stats
+	phase("bringup", func() {
+		start := time.Now()
+		o.create(ctx, b, ids)
+		o.waitAll(ctx, b, ids, 30*time.Minute, hasSecret)
+		fmt.Printf("BENCH operator_cycle_bringup_s_%d %.1f\n", n, time.Since(start).Seconds())
+	})
+	quick := os.Getenv("BENCH_CYCLE_QUICK") != ""
+	if !quick {
+		phase("drift", func() {
+			start := time.Now()
+			for _, id := range ids[:n/10] {
+				s := &corev1.Secret{}
+				if err := rt.Get(ctx, client.ObjectKey{Namespace: id, Name: "eventing-webhook-auth"}, s); err != nil {
+					b.Fatal(err)
+				}
+				s.Data = map[string][]byte{"client_id": []byte("edited"), "client_secret": []byte("edited")}
+				if err := rt.Update(ctx, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			time.Sleep(time.Until(start.Add(time.Minute)))
+		})
+		phase("rest", func() { time.Sleep(time.Minute) })
+	}
+	phase("delete", func() {
+		st0 := sim.Stats()
+		start := time.Now()
+		for _, id := range ids {
+			o.delete(ctx, b, id)
+		}
+		o.waitAll(ctx, b, ids, 30*time.Minute, o.gone)
+		fmt.Printf("BENCH operator_cycle_delete_s_%d %.1f\n", n, time.Since(start).Seconds())
+		deleting = sim.Stats().Since(st0)
+	})
+	const singles = 5
+	phase("singles", func() {
+		for range singles {
+			id := nextID("operator-single")
+			o.create(ctx, b, []string{id})
+			o.waitAll(ctx, b, []string{id}, time.Minute, hasSecret)
+			o.delete(ctx, b, id)
+			o.waitAll(ctx, b, []string{id}, time.Minute, o.gone)
+		}
+	})
+	m1 := scrapeAt(b, o.metricsURL)
+	runtimes := float64(n + singles)
+	total := time.Duration(0)
+	for _, p := range cyclePhases {
+		if _, ran := took[p]; !ran {
+			continue
+		}
+		total += cpu[p]
+		fmt.Printf("BENCH operator_cycle_cpu_ms_per_runtime_%d{%s} %.2f\n", n, p, ms(cpu[p])/runtimes)
+		fmt.Printf("BENCH operator_cycle_phase_s_%d{%s} %.1f\n", n, p, took[p].Seconds())
+	}
+	fmt.Printf("BENCH operator_cpu_ms_per_runtime_%d %.2f\n", n, ms(total)/runtimes)
+	lifeCPU := ms(cpu["bringup"]+cpu["delete"]+cpu["singles"]) / runtimes
+	fmt.Printf("BENCH operator_cpu_ms_per_runtime_bringup_delete_%d %.2f\n", n, lifeCPU)
+	fmt.Printf("BENCH operator_cycle_peak_rss_mib_%d %.1f\n", n, float64(benchfig.UsageOf(pid).PeakRSS)/1024)
+	reconciles := reconcilesByResult(m0, m1)
+	for _, k := range slices.Sorted(maps.Keys(reconciles)) {
+		fmt.Printf("BENCH operator_cycle_reconciles_per_runtime_%d{%s} %.2f\n", n, k, reconciles[k]/runtimes)
+	}
+	for _, op := range slices.Sorted(maps.Keys(deleting)) {
+		fmt.Printf("BENCH operator_cycle_ias_calls_per_deleted_runtime_%d{%s} %.2f\n", n, op, float64(deleting.Count(op, 0))/float64(n))
+	}
+	return cycleCPU{whole: ms(total) / runtimes, life: lifeCPU}
+}
+
+// create makes runtimes as a landscape hands them to the operator: the
+// namespace that stands in for the runtime's kyma-system, its kubeconfig, and
+// its Kyma CR.
+func (o *operatorRun) create(ctx context.Context, b *testing.B, ids []string) {
+	for _, id := range ids {
+		if err := rt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}}); err != nil {
+			b.Fatal(err)
+		}
+		if err := mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns},
+			Data: map[string][]byte{"config": o.runtimes.kubeconfig(b, id)}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The Kyma CRs at once, as the provider's resources are made (32 at a time).
+	done := make(chan error, len(ids))
+	sem := make(chan struct{}, 32)
+	for _, id := range ids {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			k := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"channel": "regular"}}}
+			k.GetObjectKind().SetGroupVersionKind(kymaKind.GroupVersionKind())
+			k.SetNamespace(ns)
+			k.SetName(id)
+			done <- mgmt.Create(ctx, k)
+		}()
+	}
+	for range ids {
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// delete deletes a runtime's Kyma CR and, as the garbage collector would
+// (envtest runs none), the EventingAuth it owns.
+func (o *operatorRun) delete(ctx context.Context, b *testing.B, id string) {
+	for _, kind := range []metav1.TypeMeta{kymaKind, operatorAuthKind} {
+		u := &unstructured.Unstructured{}
+		u.GetObjectKind().SetGroupVersionKind(kind.GroupVersionKind())
+		u.SetNamespace(ns)
+		u.SetName(id)
+		if err := mgmt.Delete(ctx, u); client.IgnoreNotFound(err) != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// gone tells whether the operator let go of a runtime: its EventingAuth, IAS
+// app and runtime Secret gone. Its kubeconfig goes then, as in a landscape.
+func (o *operatorRun) gone(ctx context.Context, id string) bool {
+	u := &unstructured.Unstructured{}
+	u.GetObjectKind().SetGroupVersionKind(operatorAuthKind.GroupVersionKind())
+	if hasSecret(ctx, id) || len(sim.AppsNamed(id)) > 0 || mgmt.Get(ctx, client.ObjectKey{Namespace: ns, Name: id}, u) == nil {
+		return false
+	}
+	_ = mgmt.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns}})
+	return true
+}
+
+func (o *operatorRun) waitAll(ctx context.Context, b *testing.B, ids []string, limit time.Duration, done func(context.Context, string) bool) {
+	if _, missing := waitall.Until(ctx, ids, limit, waitall.Often, done); missing > 0 {
+		b.Fatalf("eventing-auth-manager: %d of %d not done after %s; log:\n%s", missing, len(ids), limit, tail(o.log))
+	}
+}
+
+// runtimeNamespaces gives each of the operator's runtimes an API server of its
+// own on the one runtime API server of the stack: https://<addr>/runtimes/<id>
+// serves the runtime's kyma-system as the namespace <id>. The operator writes
+// every runtime's Secret to kyma-system, which the provider is told the
+// namespace of. Each runtime's kubeconfig names a server of its own
+// (<id>.runtimes.bench), so the operator's client-go keeps a connection a
+// runtime, as it does with a landscape's runtimes, whose CAs differ.
+type runtimeNamespaces struct {
+	srv   *httptest.Server
+	caPEM []byte
+}
+
+const operatorNamespace = "kyma-system"
+
+func newRuntimeNamespaces(b *testing.B) *runtimeNamespaces {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(runtimeKC)
+	if err != nil {
+		b.Fatal(err)
+	}
+	target, err := url.Parse(cfg.Host)
+	if err != nil {
+		b.Fatal(err)
+	}
+	transport, err := rest.TransportFor(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ca, err := testcerts.NewCA("runtimes.bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	serving, err := ca.IssueServer("*.runtimes.bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cert, err := tls.X509KeyPair(serving.CertPEM, serving.KeyPEM)
+	if err != nil {
+		b.Fatal(err)
+	}
+	proxy := &httputil.ReverseProxy{Transport: transport, Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, path, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/runtimes/"), "/")
+		if !ok || !strings.HasPrefix(r.URL.Path, "/runtimes/") {
+			http.NotFound(w, r)
+			return
+		}
+		r.URL.Path, r.URL.RawPath = "/"+inNamespace(path, id), ""
+		if r.ContentLength != 0 && r.Body != nil {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			if moved, ok := objectInNamespace(body, id); ok {
+				body = moved
+				r.Header.Set("Content-Type", runtime.ContentTypeJSON)
+			}
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	srv.EnableHTTP2 = true
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	b.Cleanup(srv.Close)
+	return &runtimeNamespaces{srv: srv, caPEM: ca.PEM}
+}
+
+// inNamespace is an API path with the namespace kyma-system put as id.
+func inNamespace(path, id string) string {
+	const in = "/namespaces/" + operatorNamespace
+	if i := strings.Index(path, in); i >= 0 && (len(path) == i+len(in) || path[i+len(in)] == '/') {
+		return path[:i] + "/namespaces/" + id + path[i+len(in):]
+	}
+	return path
+}
+
+// objectInNamespace is an object the operator sends (its client speaks
+// protobuf to a Kubernetes API server for Kubernetes' own kinds), as JSON with
+// the namespace kyma-system put as id; false for anything else.
+func objectInNamespace(body []byte, id string) ([]byte, bool) {
+	obj, gvk, err := scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+	if err != nil {
+		return nil, false
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil || m.GetNamespace() != operatorNamespace {
+		return nil, false
+	}
+	m.SetNamespace(id)
+	out, err := runtime.Encode(scheme.Codecs.LegacyCodec(gvk.GroupVersion()), obj)
+	return out, err == nil
+}
+
+// kubeconfig is runtime id's kubeconfig: the runtime's admin user, on a
+// server of its own.
+func (r *runtimeNamespaces) kubeconfig(b *testing.B, id string) []byte {
+	cfg, err := clientcmd.Load(runtimeKC)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, cl := range cfg.Clusters {
+		cl.Server = r.srv.URL + "/runtimes/" + id
+		cl.CertificateAuthorityData = r.caPEM
+		cl.TLSServerName = id + ".runtimes.bench"
+	}
+	out, err := clientcmd.Write(*cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
