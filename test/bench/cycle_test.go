@@ -152,18 +152,9 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string, opera
 	evictions := m1.only("eventing_auth_runtime_client_evictions_total").GetCounter().GetValue() -
 		m0.only("eventing_auth_runtime_client_evictions_total").GetCounter().GetValue()
 	fmt.Printf("BENCH cycle_runtime_client_evictions_per_runtime_%d %.2f\n", n, evictions/runtimes)
-	total := time.Duration(0)
-	for _, p := range cyclePhases {
-		if _, ran := took[p]; !ran {
-			continue
-		}
-		total += cpu[p]
-		fmt.Printf("BENCH cycle_cpu_ms_per_runtime_%d{%s} %.2f\n", n, p, ms(cpu[p])/runtimes)
-		fmt.Printf("BENCH cycle_phase_s_%d{%s} %.1f\n", n, p, took[p].Seconds())
-	}
-	benchfig.Figure(fmt.Sprintf("provider_cpu_ms_per_runtime_%d", n), ms(total)/runtimes, operator.whole)
-	benchfig.Figure(fmt.Sprintf("provider_cpu_ms_per_runtime_bringup_delete_%d", n),
-		ms(cpu["bringup"]+cpu["delete"]+cpu["singles"])/runtimes, operator.life)
+	spent := phaseCPU("cycle", n, cpu, took, runtimes)
+	benchfig.Figure(fmt.Sprintf("provider_cpu_ms_per_runtime_%d", n), spent.whole, operator.whole)
+	benchfig.Figure(fmt.Sprintf("provider_cpu_ms_per_runtime_bringup_delete_%d", n), spent.life, operator.life)
 	if !quick {
 		fmt.Printf("BENCH cycle_rest_cpu_s_per_min_per_1000_%d %.2f\n", n,
 			cpu["rest"].Seconds()/took["rest"].Minutes()*1000/float64(n))
@@ -181,6 +172,25 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string, opera
 		fmt.Printf("BENCH cycle_ias_calls_per_deleted_runtime_%d{%s} %.2f\n", n, op, float64(c)/float64(n))
 	}
 	benchfig.Figure(fmt.Sprintf("cycle_ias_calls_per_deleted_runtime_%d", n), float64(calls)/float64(n), 2)
+}
+
+// cycleCPU is CPU per runtime in milliseconds over a whole cycle, and over
+// bring-up, deletion and the single runtimes.
+type cycleCPU struct{ whole, life float64 }
+
+// phaseCPU prints the CPU per runtime and the length of each phase that ran,
+// under prefix, and sums them.
+func phaseCPU(prefix string, n int, cpu, took map[string]time.Duration, runtimes float64) cycleCPU {
+	total := time.Duration(0)
+	for _, p := range cyclePhases {
+		if _, ran := took[p]; !ran {
+			continue
+		}
+		total += cpu[p]
+		fmt.Printf("BENCH %s_cpu_ms_per_runtime_%d{%s} %.2f\n", prefix, n, p, ms(cpu[p])/runtimes)
+		fmt.Printf("BENCH %s_phase_s_%d{%s} %.1f\n", prefix, n, p, took[p].Seconds())
+	}
+	return cycleCPU{whole: ms(total) / runtimes, life: ms(cpu["bringup"]+cpu["delete"]+cpu["singles"]) / runtimes}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

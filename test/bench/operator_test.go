@@ -113,10 +113,6 @@ func (o *operatorRun) stop() {
 	_ = o.cmd.Wait()
 }
 
-// cycleCPU is CPU per runtime in milliseconds over a whole cycle, and over
-// bring-up, deletion and the single runtimes.
-type cycleCPU struct{ whole, life float64 }
-
 // cycle runs the provider's cycle (BenchmarkCycle) on the operator and returns
 // its CPU per runtime. Drift
 // costs it nothing: it does not watch the runtimes, so the edited Secrets stay
@@ -191,18 +187,9 @@ func (o *operatorRun) cycle(ctx context.Context, b *testing.B, n int) cycleCPU {
 	})
 	m1 := scrapeAt(b, o.metricsURL)
 	runtimes := float64(n + singles)
-	total := time.Duration(0)
-	for _, p := range cyclePhases {
-		if _, ran := took[p]; !ran {
-			continue
-		}
-		total += cpu[p]
-		fmt.Printf("BENCH operator_cycle_cpu_ms_per_runtime_%d{%s} %.2f\n", n, p, ms(cpu[p])/runtimes)
-		fmt.Printf("BENCH operator_cycle_phase_s_%d{%s} %.1f\n", n, p, took[p].Seconds())
-	}
-	fmt.Printf("BENCH operator_cpu_ms_per_runtime_%d %.2f\n", n, ms(total)/runtimes)
-	lifeCPU := ms(cpu["bringup"]+cpu["delete"]+cpu["singles"]) / runtimes
-	fmt.Printf("BENCH operator_cpu_ms_per_runtime_bringup_delete_%d %.2f\n", n, lifeCPU)
+	spent := phaseCPU("operator_cycle", n, cpu, took, runtimes)
+	fmt.Printf("BENCH operator_cpu_ms_per_runtime_%d %.2f\n", n, spent.whole)
+	fmt.Printf("BENCH operator_cpu_ms_per_runtime_bringup_delete_%d %.2f\n", n, spent.life)
 	fmt.Printf("BENCH operator_cycle_peak_rss_mib_%d %.1f\n", n, float64(benchfig.UsageOf(pid).PeakRSS)/1024)
 	reconciles := reconcilesByResult(m0, m1)
 	for _, k := range slices.Sorted(maps.Keys(reconciles)) {
@@ -211,7 +198,7 @@ func (o *operatorRun) cycle(ctx context.Context, b *testing.B, n int) cycleCPU {
 	for _, op := range slices.Sorted(maps.Keys(deleting)) {
 		fmt.Printf("BENCH operator_cycle_ias_calls_per_deleted_runtime_%d{%s} %.2f\n", n, op, float64(deleting.Count(op, 0))/float64(n))
 	}
-	return cycleCPU{whole: ms(total) / runtimes, life: lifeCPU}
+	return spent
 }
 
 // create makes runtimes as a landscape hands them to the operator: the
