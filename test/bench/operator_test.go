@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -322,7 +323,30 @@ func newRuntimeNamespaces(b *testing.B) *runtimeNamespaces {
 	if err != nil {
 		b.Fatal(err)
 	}
-	proxy := &httputil.ReverseProxy{Transport: transport, Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }}
+	proxy := &httputil.ReverseProxy{Transport: transport,
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			// The transport's own gzip, undone before ModifyResponse reads.
+			r.Out.Header.Del("Accept-Encoding")
+		},
+		// An object comes back in kyma-system, as it would from the runtime:
+		// the operator compares what it wrote into its status with it.
+		ModifyResponse: func(resp *http.Response) error {
+			id, _ := resp.Request.Context().Value(runtimeIDKey{}).(string)
+			body, err := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if err != nil {
+				return err
+			}
+			if moved, ok := objectInNamespace(body, id, operatorNamespace); ok {
+				body = moved
+				resp.Header.Set("Content-Type", runtime.ContentTypeJSON)
+			}
+			resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+			return nil
+		},
+	}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, path, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/runtimes/"), "/")
 		if !ok || !strings.HasPrefix(r.URL.Path, "/runtimes/") {
@@ -330,13 +354,14 @@ func newRuntimeNamespaces(b *testing.B) *runtimeNamespaces {
 			return
 		}
 		r.URL.Path, r.URL.RawPath = "/"+inNamespace(path, id), ""
+		r = r.WithContext(context.WithValue(r.Context(), runtimeIDKey{}, id))
 		if r.ContentLength != 0 && r.Body != nil {
 			body, err := io.ReadAll(r.Body)
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
-			if moved, ok := objectInNamespace(body, id); ok {
+			if moved, ok := objectInNamespace(body, operatorNamespace, id); ok {
 				body = moved
 				r.Header.Set("Content-Type", runtime.ContentTypeJSON)
 			}
@@ -360,19 +385,22 @@ func inNamespace(path, id string) string {
 	return path
 }
 
-// objectInNamespace is an object the operator sends (its client speaks
-// protobuf to a Kubernetes API server for Kubernetes' own kinds), as JSON with
-// the namespace kyma-system put as id; false for anything else.
-func objectInNamespace(body []byte, id string) ([]byte, bool) {
+// runtimeIDKey holds the runtime a proxied request is for.
+type runtimeIDKey struct{}
+
+// objectInNamespace is an object the operator sends or is sent (its client
+// speaks protobuf to a Kubernetes API server for Kubernetes' own kinds) moved
+// from namespace from to namespace to, as JSON; false for anything else.
+func objectInNamespace(body []byte, from, to string) ([]byte, bool) {
 	obj, gvk, err := scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
 	if err != nil {
 		return nil, false
 	}
 	m, err := meta.Accessor(obj)
-	if err != nil || m.GetNamespace() != operatorNamespace {
+	if err != nil || m.GetNamespace() != from {
 		return nil, false
 	}
-	m.SetNamespace(id)
+	m.SetNamespace(to)
 	out, err := runtime.Encode(scheme.Codecs.LegacyCodec(gvk.GroupVersion()), obj)
 	return out, err == nil
 }

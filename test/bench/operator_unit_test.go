@@ -57,7 +57,7 @@ func TestObjectInNamespace(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out, moved := objectInNamespace(tc.body, "rt-1")
+			out, moved := objectInNamespace(tc.body, "kyma-system", "rt-1")
 			if moved != tc.moved {
 				t.Fatalf("moved = %v, want %v", moved, tc.moved)
 			}
