@@ -115,9 +115,8 @@ func (o *operatorRun) stop() {
 }
 
 // cycle runs the provider's cycle (BenchmarkCycle) on the operator and returns
-// its CPU per runtime. Drift
-// costs it nothing: it does not watch the runtimes, so the edited Secrets stay
-// edited, as they do in a landscape.
+// its CPU per runtime. The operator does not watch the runtimes, so the
+// Secrets edited in the drift minute stay edited, as they would in a landscape.
 func (o *operatorRun) cycle(ctx context.Context, b *testing.B, n int) cycleCPU {
 	name := fmt.Sprintf("operator-cycle-%d", n)
 	o.start(b, name)
