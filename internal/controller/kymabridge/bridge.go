@@ -10,6 +10,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -136,15 +137,8 @@ func (r *bridge) applied(ctx context.Context, want client.Object) bool {
 // and established.
 func (r *bridge) definitionEstablished(ctx context.Context) bool {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := r.kube.Get(ctx, types.NamespacedName{Name: eventingAuthCRD}, crd); err != nil {
-		return false
-	}
-	for _, c := range crd.Status.Conditions {
-		if c.Type == apiextensionsv1.Established {
-			return c.Status == apiextensionsv1.ConditionTrue
-		}
-	}
-	return false
+	return r.kube.Get(ctx, types.NamespacedName{Name: eventingAuthCRD}, crd) == nil &&
+		apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established)
 }
 
 // isMissingKind tells a 404 for the whole resource type (the API server does not
