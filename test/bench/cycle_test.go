@@ -94,19 +94,11 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string, opera
 		c0, t0, w0, s0 := benchfig.UsageOf(provider.Process.Pid).CPU, time.Now(), apiWrites(ctx, b), scrape(b)
 		run()
 		cpu[p], took[p] = benchfig.UsageOf(provider.Process.Pid).CPU-c0, time.Since(t0)
-		keys, each, total := benchfig.WritesBetween(w0, apiWrites(ctx, b), float64(n))
-		fmt.Printf("BENCH cycle_api_writes_per_runtime_%d{%s} %.2f\n", n, p, total)
-		for _, k := range keys {
-			fmt.Printf("  %s %.2f\n", k, each[k])
-		}
+		printPerRuntime(fmt.Sprintf("cycle_api_writes_per_runtime_%d{%s}", n, p), w0, apiWrites(ctx, b), n)
 		// One scrape of the provider at each end: a scrape costs it CPU, and
 		// the one at the start counts in the phase.
 		s1 := scrape(b)
-		keys, each, total = benchfig.WritesBetween(runtimeCalls(b, s0), runtimeCalls(b, s1), float64(n))
-		fmt.Printf("BENCH cycle_runtime_calls_per_runtime_%d{%s} %.2f\n", n, p, total)
-		for _, k := range keys {
-			fmt.Printf("  %s %.2f\n", k, each[k])
-		}
+		printPerRuntime(fmt.Sprintf("cycle_runtime_calls_per_runtime_%d{%s}", n, p), runtimeCalls(b, s0), runtimeCalls(b, s1), n)
 		fmt.Printf("  reconciles per runtime:")
 		reconciles := reconcilesByResult(s0, s1)
 		for _, k := range slices.Sorted(maps.Keys(reconciles)) {
@@ -193,7 +185,35 @@ func phaseCPU(prefix string, n int, cpu, took map[string]time.Duration, runtimes
 	return cycleCPU{whole: ms(total) / runtimes, life: ms(cpu["bringup"]+cpu["delete"]+cpu["singles"]) / runtimes}
 }
 
+// printPerRuntime prints under key the counts that grew from before to after,
+// per runtime of n: their total, then each.
+func printPerRuntime(key string, before, after map[string]float64, n int) {
+	keys, each, total := benchfig.WritesBetween(before, after, float64(n))
+	fmt.Printf("BENCH %s %.2f\n", key, total)
+	for _, k := range keys {
+		fmt.Printf("  %s %.2f\n", k, each[k])
+	}
+}
+
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// editSecrets edits the Secret of each runtime in ids, as someone on the
+// runtime would, and returns what each held before.
+func editSecrets(ctx context.Context, b *testing.B, ids []string) map[string]map[string][]byte {
+	held := map[string]map[string][]byte{}
+	for _, id := range ids {
+		s := &corev1.Secret{}
+		if err := rt.Get(ctx, client.ObjectKey{Namespace: id, Name: "eventing-webhook-auth"}, s); err != nil {
+			b.Fatal(err)
+		}
+		held[id] = s.Data
+		s.Data = map[string][]byte{"client_id": []byte("edited"), "client_secret": []byte("edited")}
+		if err := rt.Update(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return held
+}
 
 // runtimeCalls are the provider's requests to the runtimes' API server so
 // far, by "runtime <method>", from a scrape of the provider.
@@ -209,18 +229,7 @@ func runtimeCalls(b *testing.B, m metricsSample) map[string]float64 {
 // would, and waits until every one holds again what it held: repaired on the
 // runtime-watcher's event.
 func drift(ctx context.Context, b *testing.B, ids []string) {
-	held := map[string]map[string][]byte{}
-	for _, id := range ids {
-		s := &corev1.Secret{}
-		if err := rt.Get(ctx, client.ObjectKey{Namespace: id, Name: "eventing-webhook-auth"}, s); err != nil {
-			b.Fatal(err)
-		}
-		held[id] = s.Data
-		s.Data = map[string][]byte{"client_id": []byte("edited"), "client_secret": []byte("edited")}
-		if err := rt.Update(ctx, s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	held := editSecrets(ctx, b, ids)
 	waitAll(ctx, b, ids, time.Minute, func(ctx context.Context, id string) bool {
 		s := &corev1.Secret{}
 		return rt.Get(ctx, client.ObjectKey{Namespace: id, Name: "eventing-webhook-auth"}, s) == nil &&

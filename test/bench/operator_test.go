@@ -20,7 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -34,7 +36,6 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
-	"github.com/kyma-project/provider-eventing-auth/internal/waitall"
 )
 
 // An operator run puts eventing-auth-manager, the operator the provider
@@ -129,11 +130,7 @@ func (o *operatorRun) cycle(ctx context.Context, b *testing.B, n int) cycleCPU {
 		c0, t0, w0 := benchfig.UsageOf(pid).CPU, time.Now(), apiWrites(ctx, b)
 		run()
 		cpu[p], took[p] = benchfig.UsageOf(pid).CPU-c0, time.Since(t0)
-		keys, each, total := benchfig.WritesBetween(w0, apiWrites(ctx, b), float64(n))
-		fmt.Printf("BENCH operator_cycle_api_writes_per_runtime_%d{%s} %.2f\n", n, p, total)
-		for _, k := range keys {
-			fmt.Printf("  %s %.2f\n", k, each[k])
-		}
+		printPerRuntime(fmt.Sprintf("operator_cycle_api_writes_per_runtime_%d{%s}", n, p), w0, apiWrites(ctx, b), n)
 	}
 	m0 := scrapeAt(b, o.metricsURL)
 	ids := make([]string, n)
@@ -143,24 +140,14 @@ func (o *operatorRun) cycle(ctx context.Context, b *testing.B, n int) cycleCPU {
 	var deleting iassim.Stats
 	phase("bringup", func() {
 		start := time.Now()
-		o.create(ctx, b, ids)
-		o.waitAll(ctx, b, ids, 30*time.Minute, o.ready)
+		o.bringUp(ctx, b, ids, 30*time.Minute)
 		fmt.Printf("BENCH operator_cycle_bringup_s_%d %.1f\n", n, time.Since(start).Seconds())
 	})
 	quick := os.Getenv("BENCH_CYCLE_QUICK") != ""
 	if !quick {
 		phase("drift", func() {
 			start := time.Now()
-			for _, id := range ids[:n/10] {
-				s := &corev1.Secret{}
-				if err := rt.Get(ctx, client.ObjectKey{Namespace: id, Name: "eventing-webhook-auth"}, s); err != nil {
-					b.Fatal(err)
-				}
-				s.Data = map[string][]byte{"client_id": []byte("edited"), "client_secret": []byte("edited")}
-				if err := rt.Update(ctx, s); err != nil {
-					b.Fatal(err)
-				}
-			}
+			editSecrets(ctx, b, ids[:n/10])
 			time.Sleep(time.Until(start.Add(time.Minute)))
 		})
 		phase("rest", func() { time.Sleep(time.Minute) })
@@ -168,21 +155,16 @@ func (o *operatorRun) cycle(ctx context.Context, b *testing.B, n int) cycleCPU {
 	phase("delete", func() {
 		st0 := sim.Stats()
 		start := time.Now()
-		for _, id := range ids {
-			o.delete(ctx, b, id)
-		}
-		o.waitAll(ctx, b, ids, 30*time.Minute, o.gone)
+		o.teardown(ctx, b, ids, 30*time.Minute)
 		fmt.Printf("BENCH operator_cycle_delete_s_%d %.1f\n", n, time.Since(start).Seconds())
 		deleting = sim.Stats().Since(st0)
 	})
 	const singles = 5
 	phase("singles", func() {
 		for range singles {
-			id := nextID("operator-single")
-			o.create(ctx, b, []string{id})
-			o.waitAll(ctx, b, []string{id}, time.Minute, o.ready)
-			o.delete(ctx, b, id)
-			o.waitAll(ctx, b, []string{id}, time.Minute, o.gone)
+			id := []string{nextID("operator-single")}
+			o.bringUp(ctx, b, id, time.Minute)
+			o.teardown(ctx, b, id, time.Minute)
 		}
 	})
 	m1 := scrapeAt(b, o.metricsURL)
@@ -201,52 +183,63 @@ func (o *operatorRun) cycle(ctx context.Context, b *testing.B, n int) cycleCPU {
 	return spent
 }
 
-// create makes runtimes as a landscape hands them to the operator: the
-// namespace that stands in for the runtime's kyma-system, its kubeconfig, and
-// its Kyma CR.
-func (o *operatorRun) create(ctx context.Context, b *testing.B, ids []string) {
+// bringUp makes runtimes as a landscape hands them to the operator, at once
+// as the provider's are made (32 at a time): the namespace that stands in for
+// the runtime's kyma-system, its kubeconfig and its Kyma CR. It waits until the
+// operator is done with each.
+func (o *operatorRun) bringUp(ctx context.Context, b *testing.B, ids []string, limit time.Duration) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(32)
 	for _, id := range ids {
-		if err := rt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}}); err != nil {
-			b.Fatal(err)
-		}
-		if err := mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns},
-			Data: map[string][]byte{"config": o.runtimes.kubeconfig(b, id)}}); err != nil {
-			b.Fatal(err)
+		g.Go(func() error {
+			kc, err := o.runtimes.kubeconfig(id)
+			if err != nil {
+				return err
+			}
+			if err := rt.Create(gctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}}); err != nil {
+				return err
+			}
+			if err := mgmt.Create(gctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns},
+				Data: map[string][]byte{"config": kc}}); err != nil {
+				return err
+			}
+			kyma := operatorObject(kymaKind, id)
+			kyma.Object["spec"] = map[string]any{"channel": "regular"}
+			return mgmt.Create(gctx, kyma)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	waitAllLogged(ctx, b, o.log, ids, limit, o.ready)
+}
+
+// teardown deletes runtimes' Kyma CRs and, as the garbage collector would
+// (envtest runs none), the EventingAuths they own, and waits until the
+// operator let go of each. Their kubeconfigs go then, as in a landscape.
+func (o *operatorRun) teardown(ctx context.Context, b *testing.B, ids []string, limit time.Duration) {
+	for _, id := range ids {
+		for _, kind := range []metav1.TypeMeta{kymaKind, operatorAuthKind} {
+			if err := mgmt.Delete(ctx, operatorObject(kind, id)); client.IgnoreNotFound(err) != nil {
+				b.Fatal(err)
+			}
 		}
 	}
-	// The Kyma CRs at once, as the provider's resources are made (32 at a time).
-	done := make(chan error, len(ids))
-	sem := make(chan struct{}, 32)
+	waitAllLogged(ctx, b, o.log, ids, limit, o.gone)
 	for _, id := range ids {
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem }()
-			k := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"channel": "regular"}}}
-			k.GetObjectKind().SetGroupVersionKind(kymaKind.GroupVersionKind())
-			k.SetNamespace(ns)
-			k.SetName(id)
-			done <- mgmt.Create(ctx, k)
-		}()
-	}
-	for range ids {
-		if err := <-done; err != nil {
+		if err := mgmt.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns}}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// delete deletes a runtime's Kyma CR and, as the garbage collector would
-// (envtest runs none), the EventingAuth it owns.
-func (o *operatorRun) delete(ctx context.Context, b *testing.B, id string) {
-	for _, kind := range []metav1.TypeMeta{kymaKind, operatorAuthKind} {
-		u := &unstructured.Unstructured{}
-		u.GetObjectKind().SetGroupVersionKind(kind.GroupVersionKind())
-		u.SetNamespace(ns)
-		u.SetName(id)
-		if err := mgmt.Delete(ctx, u); client.IgnoreNotFound(err) != nil {
-			b.Fatal(err)
-		}
-	}
+// operatorObject is runtime id's object of kind in kcp-system.
+func operatorObject(kind metav1.TypeMeta, id string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.GetObjectKind().SetGroupVersionKind(kind.GroupVersionKind())
+	u.SetNamespace(ns)
+	u.SetName(id)
+	return u
 }
 
 // ready tells whether the operator is done with a new runtime: its Secret is
@@ -256,31 +249,19 @@ func (o *operatorRun) delete(ctx context.Context, b *testing.B, id string) {
 // what a bring-up costs it. The provider writes Ready in the reconcile that
 // makes the Secret.
 func (o *operatorRun) ready(ctx context.Context, id string) bool {
-	u := &unstructured.Unstructured{}
-	u.GetObjectKind().SetGroupVersionKind(operatorAuthKind.GroupVersionKind())
-	if !hasSecret(ctx, id) || mgmt.Get(ctx, client.ObjectKey{Namespace: ns, Name: id}, u) != nil {
+	auth := operatorObject(operatorAuthKind, id)
+	if !hasSecret(ctx, id) || mgmt.Get(ctx, client.ObjectKeyFromObject(auth), auth) != nil {
 		return false
 	}
-	state, _, _ := unstructured.NestedString(u.Object, "status", "state")
+	state, _, _ := unstructured.NestedString(auth.Object, "status", "state")
 	return state == "Ready"
 }
 
 // gone tells whether the operator let go of a runtime: its EventingAuth, IAS
-// app and runtime Secret gone. Its kubeconfig goes then, as in a landscape.
+// app and runtime Secret gone.
 func (o *operatorRun) gone(ctx context.Context, id string) bool {
-	u := &unstructured.Unstructured{}
-	u.GetObjectKind().SetGroupVersionKind(operatorAuthKind.GroupVersionKind())
-	if hasSecret(ctx, id) || len(sim.AppsNamed(id)) > 0 || mgmt.Get(ctx, client.ObjectKey{Namespace: ns, Name: id}, u) == nil {
-		return false
-	}
-	_ = mgmt.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: ns}})
-	return true
-}
-
-func (o *operatorRun) waitAll(ctx context.Context, b *testing.B, ids []string, limit time.Duration, done func(context.Context, string) bool) {
-	if _, missing := waitall.Until(ctx, ids, limit, waitall.Often, done); missing > 0 {
-		b.Fatalf("eventing-auth-manager: %d of %d not done after %s; log:\n%s", missing, len(ids), limit, tail(o.log))
-	}
+	auth := operatorObject(operatorAuthKind, id)
+	return !hasSecret(ctx, id) && len(sim.AppsNamed(id)) == 0 && kerrors.IsNotFound(mgmt.Get(ctx, client.ObjectKeyFromObject(auth), auth))
 }
 
 // runtimeNamespaces gives each of the operator's runtimes an API server of its
@@ -406,19 +387,15 @@ func objectInNamespace(body []byte, from, to string) ([]byte, bool) {
 
 // kubeconfig is runtime id's kubeconfig: the runtime's admin user, on a
 // server of its own.
-func (r *runtimeNamespaces) kubeconfig(b *testing.B, id string) []byte {
+func (r *runtimeNamespaces) kubeconfig(id string) ([]byte, error) {
 	cfg, err := clientcmd.Load(runtimeKC)
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
 	for _, cl := range cfg.Clusters {
 		cl.Server = r.srv.URL + "/runtimes/" + id
 		cl.CertificateAuthorityData = r.caPEM
 		cl.TLSServerName = id + ".runtimes.bench"
 	}
-	out, err := clientcmd.Write(*cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return out
+	return clientcmd.Write(*cfg)
 }

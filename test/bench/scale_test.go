@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -53,9 +54,15 @@ func nextID(prefix string) string {
 
 // waitAll waits until done holds for every id, and returns when each first did.
 func waitAll(ctx context.Context, b *testing.B, ids []string, limit time.Duration, done func(context.Context, string) bool) map[string]time.Time {
+	return waitAllLogged(ctx, b, providerLog, ids, limit, done)
+}
+
+// waitAllLogged is waitAll of a process logging to log, whose end a failure
+// shows.
+func waitAllLogged(ctx context.Context, b *testing.B, log string, ids []string, limit time.Duration, done func(context.Context, string) bool) map[string]time.Time {
 	at, missing := waitall.Until(ctx, ids, limit, waitall.Often, done)
 	if missing > 0 {
-		b.Fatalf("%d of %d not done after %s; provider log:\n%s", missing, len(ids), limit, logTail())
+		b.Fatalf("%d of %d not done after %s; log %s:\n%s", missing, len(ids), limit, filepath.Base(log), tail(log))
 	}
 	return at
 }
