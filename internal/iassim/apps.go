@@ -23,6 +23,9 @@ func (s *Server) listApps(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
+	if s.endlessPage(w, q.Get("filter")) {
+		return
+	}
 	match, ok := parseFilter(q.Get("filter"))
 	if !ok {
 		writeError(w, http.StatusBadRequest, "Invalid user input.", map[string]string{"target": "filter", "message": "unsupported filter"})
@@ -169,6 +172,9 @@ func (s *Server) withApp(w http.ResponseWriter, r *http.Request, fn func(*App)) 
 }
 
 func (s *Server) getApp(w http.ResponseWriter, r *http.Request) {
+	if s.oversizedBody(w, r, r.PathValue("id")) {
+		return
+	}
 	base := s.base(r)
 	s.withApp(w, r, func(a *App) { writeJSON(w, http.StatusOK, a.json(base)) })
 }

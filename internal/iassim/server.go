@@ -79,6 +79,9 @@ type Server struct {
 	limiters      map[string]*rate.Limiter
 	stats         map[string]map[int]int
 	log           []RequestRecord
+	// endless and oversized are the hostile answers (hostile.go).
+	endless   map[string]string
+	oversized map[string]int64
 }
 
 // maxLog bounds the request log.
@@ -265,6 +268,9 @@ func (s *Server) base(r *http.Request) string {
 }
 
 func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request) {
+	if s.oversizedBody(w, r, WellKnownTarget) {
+		return
+	}
 	b := s.base(r)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"issuer":                 b,

@@ -121,9 +121,10 @@ type Client interface {
 	ListAPISecrets(ctx context.Context, appID string) ([]APISecret, error)
 	DeleteAPISecret(ctx context.Context, appID, secretID string) error
 	Endpoints(ctx context.Context) (Endpoints, error)
-	// Generation is the generation of the credentials the client calls with:
-	// a Pool counts it up each time a tenant's credentials or CA change, so
-	// what was learnt with an older one can be told apart and dropped.
+	// Generation names the state the client shares with every client of the
+	// same tenant URL, credentials, CA and rate limit: a Pool gives each such
+	// combination a number of its own, so what is learnt with it (listings) is
+	// kept apart from what other credentials learn.
 	Generation() uint64
 }
 
@@ -135,8 +136,7 @@ type client struct {
 	api        *api.ClientWithResponses
 }
 
-// newClient returns a client of the tenant's current generation; the caller
-// holds st.mu.
+// newClient returns a client of the tenant's state; the caller holds st.mu.
 func newClient(t Tenant, st *tenantState) (*client, error) {
 	auth := func(_ context.Context, req *http.Request) error {
 		// With a client certificate the TLS handshake is the logon.
@@ -165,6 +165,9 @@ func parseID(op, id string) (uuid.UUID, error) {
 }
 
 func (c *client) FindApplications(ctx context.Context, name string) ([]Application, error) {
+	if !ValidAppName(name) {
+		return nil, fmt.Errorf("IAS %s: application name %q cannot be looked up: a name holds letters, digits, '.', '_', ':' and '-', at most 247", operation.ListApplications, name)
+	}
 	var out []Application
 	if err := c.eachApplicationPage(ctx, "name eq "+name, func(page []Application) { out = append(out, page...) }); err != nil {
 		return nil, err
@@ -173,22 +176,34 @@ func (c *client) FindApplications(ctx context.Context, name string) ([]Applicati
 }
 
 func (c *client) ListApplications(ctx context.Context, eachPage func([]Application)) error {
-	return c.eachApplicationPage(ctx, "", eachPage)
+	var n int64
+	err := c.eachApplicationPage(ctx, "", func(page []Application) {
+		n += int64(len(page))
+		eachPage(page)
+	})
+	if err == nil {
+		c.state.listedApps.Store(n)
+	}
+	return err
 }
 
 // eachApplicationPage pages through the apps the filter selects, an empty
-// filter all of them, and hands each page to fn as it comes.
+// filter all of them, and hands each page to fn as it comes. A listing that
+// does not end (a cursor sent before, or more pages than the tenant can hold)
+// stops with a PageLimitError.
 func (c *client) eachApplicationPage(ctx context.Context, filter string, fn func([]Application)) error {
 	ctx = withOperation(ctx, operation.ListApplications)
-	limit := int32(100)
+	limit := int32(pageSize)
 	params := &api.GetAllApplicationsParams{Limit: &limit}
 	if filter != "" {
 		params.Filter = &filter
 	}
-	for {
+	maxPages := maxPages(c.state.listedApps.Load(), c.state.maxPages)
+	seen := map[string]bool{}
+	for pages := 1; ; pages++ {
 		resp, err := c.api.GetAllApplicationsWithResponse(ctx, params)
 		if err != nil {
-			return errors.Wrapf(err, errOperation, operation.ListApplications)
+			return callFailed(err, operation.ListApplications)
 		}
 		switch {
 		case resp.StatusCode() == http.StatusNotFound && filter != "":
@@ -207,9 +222,15 @@ func (c *client) eachApplicationPage(ctx context.Context, filter string, fn func
 		// Only nextCursor ends the paging (a recorded page said totalResults 22
 		// with 21 items and no nextCursor); a cursor is opaque and goes back as sent.
 		next := deref(resp.JSON200.NextCursor)
-		if next == "" {
+		switch {
+		case next == "":
 			return nil
+		case seen[next]:
+			return &PageLimitError{Tenant: c.tenant.URL, Filter: filter, Pages: pages, Reason: "IAS sent a cursor it had sent before"}
+		case pages >= maxPages:
+			return &PageLimitError{Tenant: c.tenant.URL, Filter: filter, Pages: pages, Reason: fmt.Sprintf("more pages than the tenant's size allows (%d)", maxPages)}
 		}
+		seen[next] = true
 		params.Cursor = &next
 	}
 }
@@ -222,7 +243,7 @@ func (c *client) GetApplication(ctx context.Context, id string) (*Application, e
 	}
 	resp, err := c.api.GetApplicationWithResponse(ctx, u, &api.GetApplicationParams{})
 	if err != nil {
-		return nil, errors.Wrapf(err, errOperation, operation.GetApplication)
+		return nil, callFailed(err, operation.GetApplication)
 	}
 	if resp.JSON200 == nil {
 		return nil, apiError(operation.GetApplication, resp.HTTPResponse, resp.Body)
@@ -248,7 +269,7 @@ func (c *client) CreateApplication(ctx context.Context, s ApplicationSpec) (stri
 	}
 	resp, err := c.api.CreateApplicationWithResponse(ctx, &api.CreateApplicationParams{}, body)
 	if err != nil {
-		return "", errors.Wrapf(err, errOperation, operation.CreateApplication)
+		return "", callFailed(err, operation.CreateApplication)
 	}
 	if resp.StatusCode() != http.StatusCreated {
 		return "", apiError(operation.CreateApplication, resp.HTTPResponse, resp.Body)
@@ -275,7 +296,7 @@ func (c *client) PatchApplication(ctx context.Context, id string, patches []Patc
 	}
 	resp, err := c.api.PatchApplicationWithResponse(ctx, u, &api.PatchApplicationParams{}, api.ApplicationPatch{Operations: ops})
 	if err != nil {
-		return errors.Wrapf(err, errOperation, operation.PatchApplication)
+		return callFailed(err, operation.PatchApplication)
 	}
 	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
 		return apiError(operation.PatchApplication, resp.HTTPResponse, resp.Body)
@@ -291,7 +312,7 @@ func (c *client) DeleteApplication(ctx context.Context, id string) error {
 	}
 	resp, err := c.api.DeleteApplicationWithResponse(ctx, u)
 	if err != nil {
-		return errors.Wrapf(err, errOperation, operation.DeleteApplication)
+		return callFailed(err, operation.DeleteApplication)
 	}
 	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
 		return apiError(operation.DeleteApplication, resp.HTTPResponse, resp.Body)
@@ -313,7 +334,7 @@ func (c *client) CreateAPISecret(ctx context.Context, appID string, s SecretSpec
 		AuthorizationScopes: &scopes, Description: &s.Description, ValidTo: s.ValidTo,
 	})
 	if err != nil {
-		return nil, errors.Wrapf(err, errOperation, operation.CreateAPISecret)
+		return nil, callFailed(err, operation.CreateAPISecret)
 	}
 	if resp.JSON201 == nil {
 		return nil, apiError(operation.CreateAPISecret, resp.HTTPResponse, resp.Body)
@@ -334,7 +355,7 @@ func (c *client) ListAPISecrets(ctx context.Context, appID string) ([]APISecret,
 	}
 	resp, err := c.api.GetApiSecretsWithResponse(ctx, u)
 	if err != nil {
-		return nil, errors.Wrapf(err, errOperation, operation.ListAPISecrets)
+		return nil, callFailed(err, operation.ListAPISecrets)
 	}
 	if resp.JSON200 == nil {
 		return nil, apiError(operation.ListAPISecrets, resp.HTTPResponse, resp.Body)
@@ -357,7 +378,7 @@ func (c *client) DeleteAPISecret(ctx context.Context, appID, secretID string) er
 	}
 	resp, err := c.api.DeleteApiSecretWithResponse(ctx, u, &api.DeleteApiSecretParams{Id: &secretID})
 	if err != nil {
-		return errors.Wrapf(err, errOperation, operation.DeleteAPISecret)
+		return callFailed(err, operation.DeleteAPISecret)
 	}
 	if resp.StatusCode() != http.StatusOK && resp.StatusCode() != http.StatusNoContent {
 		return apiError(operation.DeleteAPISecret, resp.HTTPResponse, resp.Body)
@@ -365,9 +386,8 @@ func (c *client) DeleteAPISecret(ctx context.Context, appID, secretID string) er
 	return nil
 }
 
-// Endpoints reads the tenant's well-known document once per tenant URL and
-// credentials generation; the Pool drops the cache when the generation
-// changes. Concurrent callers share one request.
+// Endpoints reads the tenant's well-known document once per tenant URL,
+// credentials and rate limit. Concurrent callers share one request.
 func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
 	c.state.mu.Lock()
 	cached := c.state.endpoints
@@ -386,12 +406,12 @@ func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
 func (c *client) fetchEndpoints(ctx context.Context) (Endpoints, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(c.tenant.URL, "/")+"/.well-known/openid-configuration", nil)
 	if err != nil {
-		return Endpoints{}, errors.Wrapf(err, errOperation, operation.WellKnown)
+		return Endpoints{}, callFailed(err, operation.WellKnown)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return Endpoints{}, errors.Wrapf(err, errOperation, operation.WellKnown)
+		return Endpoints{}, callFailed(err, operation.WellKnown)
 	}
 	defer resp.Body.Close() //nolint:errcheck // Read-only body.
 	var doc struct {
@@ -402,15 +422,16 @@ func (c *client) fetchEndpoints(ctx context.Context) (Endpoints, error) {
 	if resp.StatusCode != http.StatusOK {
 		return Endpoints{}, &APIError{Operation: operation.WellKnown, StatusCode: resp.StatusCode}
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || doc.TokenEndpoint == "" || doc.JWKSURI == "" {
+	err = json.NewDecoder(resp.Body).Decode(&doc)
+	if tooLarge := (*TooLargeError)(nil); errors.As(err, &tooLarge) {
+		return Endpoints{}, tooLarge
+	}
+	if err != nil || doc.TokenEndpoint == "" || doc.JWKSURI == "" {
 		return Endpoints{}, fmt.Errorf("IAS %s: the document lacks token_endpoint or jwks_uri", operation.WellKnown)
 	}
 	e := Endpoints{TokenURL: doc.TokenEndpoint, CertsURL: doc.JWKSURI, Issuer: doc.Issuer}
 	c.state.mu.Lock()
-	// Endpoints learnt with credentials that changed meanwhile are not kept.
-	if c.state.generation == c.generation {
-		c.state.endpoints = &e
-	}
+	c.state.endpoints = &e
 	c.state.mu.Unlock()
 	return e, nil
 }

@@ -15,13 +15,25 @@ import (
 // start serves a simulator and returns a client of it.
 func start(t *testing.T, opts iassim.Options, useTLS bool) (*iassim.Running, ias.Client) {
 	t.Helper()
+	return serve(t, opts, useTLS, ias.PoolOptions{})
+}
+
+// startWith serves a simulator without TLS and returns a client of a Pool
+// with these options.
+func startWith(t *testing.T, opts iassim.Options, po ias.PoolOptions) (*iassim.Running, ias.Client) {
+	t.Helper()
+	return serve(t, opts, false, po)
+}
+
+func serve(t *testing.T, opts iassim.Options, useTLS bool, po ias.PoolOptions) (*iassim.Running, ias.Client) {
+	t.Helper()
 	opts.RateLimit = -1
 	sim, err := iassim.New(opts).Serve("127.0.0.1:0", useTLS)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sim.Close() })
-	c, err := ias.NewPool(ias.PoolOptions{}).Client(ias.Tenant{URL: sim.URL, Username: "admin", Password: "admin-password", CABundle: sim.CAPEM, QPS: 1000, Burst: 100})
+	c, err := ias.NewPool(po).Client(ias.Tenant{URL: sim.URL, Username: "admin", Password: "admin-password", CABundle: sim.CAPEM, QPS: 1000, Burst: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,23 +175,24 @@ func TestEachMethodNamesItsOperation(t *testing.T) {
 	}
 }
 
-// TestGenerationCountsCredentials: a client made with the credentials a tenant
-// already has keeps the generation; changed credentials start a new one, and
-// going back to the old ones starts yet another.
-func TestGenerationCountsCredentials(t *testing.T) {
+// TestStatesApart: a client made with the credentials and rate limit a tenant
+// already has shares their state; other credentials or another rate limit for
+// the same URL get state of their own, and going back finds the first again.
+func TestStatesApart(t *testing.T) {
 	pool := ias.NewPool(ias.PoolOptions{})
 	tenant := ias.Tenant{URL: "http://127.0.0.1:1", Username: "admin", Password: "one", QPS: 1, Burst: 1}
-	other := tenant
-	other.Password = "two"
+	otherPassword, otherRate := tenant, tenant
+	otherPassword.Password = "two"
+	otherRate.QPS = 2
 	var got []uint64
-	for _, tn := range []ias.Tenant{tenant, tenant, other, other, tenant} {
+	for _, tn := range []ias.Tenant{tenant, tenant, otherPassword, otherRate, tenant, otherPassword} {
 		c, err := pool.Client(tn)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, c.Generation())
 	}
-	if want := []uint64{1, 1, 2, 2, 3}; !slices.Equal(got, want) {
-		t.Errorf("generations %v, want %v", got, want)
+	if want := []uint64{1, 1, 2, 3, 1, 2}; !slices.Equal(got, want) {
+		t.Errorf("states %v, want %v", got, want)
 	}
 }

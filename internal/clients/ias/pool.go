@@ -6,9 +6,11 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -62,7 +64,26 @@ type PoolOptions struct {
 	// Breakers hold a circuit per tenant and credentials; default
 	// NewBreakers(0, nil).
 	Breakers *breaker.Set
+	// TenantQPS and TenantBurst size each tenant URL's budget, shared by
+	// every ProviderConfig naming it; default DefaultTenantQPS and
+	// DefaultTenantBurst.
+	TenantQPS   int
+	TenantBurst int
+	// IdleAfter drops the state of credentials unused this long; default 1h.
+	IdleAfter time.Duration
+	// MaxPages bounds a listing of a tenant not yet listed whole; default
+	// DefaultMaxPages.
+	MaxPages int
 }
+
+// The default budget of one tenant URL: IAS allows 50 requests a second per
+// client IP address; the ProviderConfigs' own default is 40, so a second
+// ProviderConfig of the same tenant can spend the rest without pushing the
+// provider into 429s.
+const (
+	DefaultTenantQPS   = 45
+	DefaultTenantBurst = 10
+)
 
 // NewBreakers returns the circuits of IAS tenants: a tenant that does not
 // answer a call, or answers 5xx to three in a row, fails fast, with a delay
@@ -83,27 +104,43 @@ func NewBreakers(rejectedDelay time.Duration, m *breaker.Metrics) *breaker.Set {
 	})
 }
 
-// A Pool hands out clients and keeps, per tenant URL, what every client of that
-// tenant shares: the token bucket, a 429's pause, the connection pool and the
-// well-known endpoints.
+// A Pool hands out clients. It keeps two kinds of state apart:
+//   - per tenant URL, what is a fact of the tenant and the provider's IP
+//     address, shared by every ProviderConfig that names it: a 429's pause and
+//     the tenant's request budget (PoolOptions.TenantQPS), which the sum of all
+//     its ProviderConfigs' calls stays within;
+//   - per tenant URL, credentials and rate limit, what one ProviderConfig
+//     learns or spends: its own token bucket, connections, well-known
+//     endpoints and (in package inventory) listings. A ProviderConfig with other
+//     credentials or another rateLimit never resets, slows or reads them.
 type Pool struct {
 	opts PoolOptions
 
-	mu      sync.Mutex
-	tenants map[string]*tenantState
+	mu         sync.Mutex
+	gates      map[string]*tenantGate
+	states     map[string]*tenantState
+	lastSweep  time.Time
+	generation uint64
 }
 
 type tenantState struct {
+	key  string
 	gate *tenantGate
+	// limiter is this ProviderConfig's own rate within the tenant's budget.
+	limiter *rate.Limiter
 	// wellKnown makes resources that start at once share one fetch of the
 	// well-known document.
 	wellKnown singleflight.Group
+	// lastUsed (unix nanoseconds) lets states of credentials no longer used be
+	// dropped.
+	lastUsed atomic.Int64
+	// listedApps is how many apps the last complete listing of the tenant
+	// showed with these credentials; it bounds the pages of later listings.
+	listedApps atomic.Int64
+	// maxPages bounds a listing while listedApps is 0.
+	maxPages int
 
-	mu     sync.Mutex
-	digest string // of the credentials the state below was made with
-	// generation counts the credentials (or CA) the tenant was called with:
-	// it goes up each time they change, and what was learnt with an older
-	// generation is not kept.
+	mu         sync.Mutex
 	generation uint64
 	http       *http.Client
 	endpoints  *Endpoints
@@ -129,7 +166,19 @@ func NewPool(o PoolOptions) *Pool {
 	if o.Breakers == nil {
 		o.Breakers = NewBreakers(0, nil)
 	}
-	return &Pool{opts: o, tenants: map[string]*tenantState{}}
+	if o.TenantQPS <= 0 {
+		o.TenantQPS = DefaultTenantQPS
+	}
+	if o.TenantBurst <= 0 {
+		o.TenantBurst = DefaultTenantBurst
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	if o.IdleAfter <= 0 {
+		o.IdleAfter = time.Hour
+	}
+	return &Pool{opts: o, gates: map[string]*tenantGate{}, states: map[string]*tenantState{}}
 }
 
 // Rejected tells whether the tenant rejected these credentials (401 or 403)
@@ -149,50 +198,70 @@ func (p *Pool) Recall(t Tenant, f breaker.Failure) {
 	p.opts.Breakers.Recall(breakerKey(t, t.digest()), t.URL, f)
 }
 
-// Client returns a client of the tenant. Changed credentials or CA take effect at
-// once: they start a new generation, which drops the tenant's cached endpoints.
+// Client returns a client of the tenant with these credentials and this rate
+// limit. Other credentials or another rate limit for the same URL get state of
+// their own: what one ProviderConfig learnt is never dropped for another.
 func (p *Pool) Client(t Tenant) (Client, error) {
 	if t.QPS <= 0 || t.Burst <= 0 {
 		return nil, errors.New("rate limit qps and burst must be positive")
 	}
+	d := t.digest()
+	key := fmt.Sprintf("%s#%s#%d/%d", t.URL, d, t.QPS, t.Burst)
+	now := time.Now()
 	p.mu.Lock()
-	st, ok := p.tenants[t.URL]
+	p.sweepLocked(now)
+	gate, ok := p.gates[t.URL]
 	if !ok {
-		st = &tenantState{gate: &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(t.QPS), t.Burst)}}
-		p.tenants[t.URL] = st
+		gate = &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(p.opts.TenantQPS), p.opts.TenantBurst)}
+		p.gates[t.URL] = gate
+	}
+	st, ok := p.states[key]
+	if !ok {
+		p.generation++
+		st = &tenantState{key: key, gate: gate, maxPages: p.opts.MaxPages, limiter: rate.NewLimiter(rate.Limit(t.QPS), t.Burst), generation: p.generation}
+		p.states[key] = st
 	}
 	p.mu.Unlock()
-
-	if st.gate.limiter.Limit() != rate.Limit(t.QPS) {
-		st.gate.limiter.SetLimit(rate.Limit(t.QPS))
-	}
-	if st.gate.limiter.Burst() != t.Burst {
-		st.gate.limiter.SetBurst(t.Burst)
-	}
+	st.lastUsed.Store(now.UnixNano())
 
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if d := t.digest(); st.digest != d || st.http == nil {
+	if st.http == nil {
 		// Circuits are kept per credentials: new ones start closed, and a
-		// rejection of the old ones is kept should they come back (two
-		// ProviderConfigs of one tenant, one with a wrong password).
-		hc, err := p.httpClient(t, st.gate, p.opts.Breakers.Guard(breakerKey(t, d), t.URL))
+		// rejection of other ones is kept should they come back.
+		hc, err := p.httpClient(t, st, p.opts.Breakers.Guard(breakerKey(t, d), t.URL))
 		if err != nil {
 			return nil, err
 		}
-		if st.http != nil {
-			st.http.CloseIdleConnections()
-		}
-		st.digest, st.http, st.endpoints = d, hc, nil
-		st.generation++
+		st.http = hc
 	}
 	return newClient(t, st)
+}
+
+// sweepLocked drops, at most once a minute, the state of credentials no
+// client asked for within IdleAfter (a ProviderConfig's old password); the
+// caller holds p.mu.
+func (p *Pool) sweepLocked(now time.Time) {
+	if now.Sub(p.lastSweep) < time.Minute {
+		return
+	}
+	p.lastSweep = now
+	for k, st := range p.states {
+		if now.Sub(time.Unix(0, st.lastUsed.Load())) > p.opts.IdleAfter {
+			delete(p.states, k)
+			st.mu.Lock()
+			if st.http != nil {
+				st.http.CloseIdleConnections()
+			}
+			st.mu.Unlock()
+		}
+	}
 }
 
 // breakerKey names a tenant's circuits: its URL and credentials.
 func breakerKey(t Tenant, digest string) string { return t.URL + "#" + digest }
 
-func (p *Pool) httpClient(t Tenant, gate *tenantGate, guard breaker.Guard) (*http.Client, error) {
+func (p *Pool) httpClient(t Tenant, st *tenantState, guard breaker.Guard) (*http.Client, error) {
 	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if t.ClientCert != nil {
 		tlsCfg.Certificates = []tls.Certificate{t.ClientCert.Certificate}
@@ -217,7 +286,7 @@ func (p *Pool) httpClient(t Tenant, gate *tenantGate, guard breaker.Guard) (*htt
 		ForceAttemptHTTP2:   true,
 	}
 	return &http.Client{
-		Transport: &transport{next: base, gate: gate, guard: guard, metrics: p.opts.Metrics, policy: retryPolicy{
+		Transport: &transport{next: base, gate: st.gate, own: st.limiter, guard: guard, metrics: p.opts.Metrics, policy: retryPolicy{
 			attempts: p.opts.Attempts, baseBackoff: p.opts.BaseBackoff, maxBackoff: p.opts.MaxBackoff, timeout: p.opts.Timeout,
 		}},
 		// IAS answers creation with a relative Location; never follow redirects.

@@ -77,8 +77,10 @@ type retryPolicy struct {
 // retried here: a tenant that does not answer would hold the worker for every
 // attempt; its circuit opens and the workqueue tries again.
 type transport struct {
-	next    http.RoundTripper
-	gate    *tenantGate
+	next http.RoundTripper
+	gate *tenantGate
+	// own is the ProviderConfig's rate within the tenant's budget (gate).
+	own     *rate.Limiter
 	guard   breaker.Guard
 	policy  retryPolicy
 	metrics *Metrics
@@ -95,6 +97,9 @@ func (t *transport) attempts(req *http.Request) (*http.Response, error) {
 	backoff := wait.Backoff{Duration: t.policy.baseBackoff, Factor: 2, Jitter: 0.5, Steps: t.policy.attempts, Cap: t.policy.maxBackoff}
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
+		if err := t.own.Wait(req.Context()); err != nil {
+			return nil, err
+		}
 		if err := t.gate.wait(req.Context()); err != nil {
 			return nil, err
 		}
@@ -119,7 +124,12 @@ func (t *transport) attempts(req *http.Request) (*http.Response, error) {
 				cancel()
 				return nil, err
 			}
-			resp.Body = bodyctx.CancelOnClose(resp.Body, cancel)
+			if resp.ContentLength > MaxAnswerBytes {
+				_ = resp.Body.Close()
+				cancel()
+				return nil, &TooLargeError{Operation: op, Limit: MaxAnswerBytes}
+			}
+			resp.Body = bodyctx.CancelOnClose(limitBody(resp.Body, op), cancel)
 			return resp, nil
 		}
 		if resp != nil {

@@ -1,8 +1,9 @@
 // Package inventory lists each IAS tenant's applications for the polls of many
 // resources to read, and holds back the first reconcile of each resource after
 // a start until its tenant's first listing has shown its app. It wraps the
-// clients of an ias.Pool; what it lists with one credentials generation is
-// dropped when the generation changes.
+// clients of an ias.Pool and keeps what it lists apart per Pool state (tenant
+// URL, credentials, rate limit): a listing made with one ProviderConfig's
+// credentials is never read by, nor dropped for, another's.
 package inventory
 
 import (
@@ -39,28 +40,30 @@ type Client interface {
 	ListedApplication(ctx context.Context, id string, maxAge time.Duration) (app ias.Application, found bool, err error)
 }
 
-// Tenants keeps an inventory per tenant URL.
+// Tenants keeps an inventory per tenant URL and credentials.
 type Tenants struct {
 	clients Clients
 	metrics *Metrics
 	first   *firstListings
+	// idleAfter drops the inventory of credentials no client asked for this long.
+	idleAfter time.Duration
 
-	mu      sync.Mutex
-	tenants map[string]*tenant
+	mu        sync.Mutex
+	tenants   map[uint64]*tenant
+	lastSweep time.Time
 }
 
-// tenant is the inventory of one tenant URL.
+// tenant is the inventory of one tenant URL and credentials.
 type tenant struct {
+	lastUsed atomic.Int64
+
 	// listing makes resources share one listing of the tenant's apps;
 	// refreshing is set while one runs in the background.
 	listing    singleflight.Group
 	refreshing atomic.Bool
 
-	mu sync.Mutex
-	// generation is the credentials generation inventory and partial were
-	// listed with.
-	generation uint64
-	inventory  *Inventory
+	mu        sync.Mutex
+	inventory *Inventory
 	// partial holds what the pages of the first listing showed so far.
 	partial map[string]ias.Application
 }
@@ -71,7 +74,7 @@ func New(clients Clients, m *Metrics) *Tenants {
 	if m == nil {
 		m = NewMetrics(nil)
 	}
-	return &Tenants{clients: clients, metrics: m, first: &firstListings{metrics: m}, tenants: map[string]*tenant{}}
+	return &Tenants{clients: clients, metrics: m, first: &firstListings{metrics: m}, idleAfter: time.Hour, tenants: map[uint64]*tenant{}}
 }
 
 // Client returns a client of the tenant that reads its inventory.
@@ -84,19 +87,23 @@ func (ts *Tenants) client(t ias.Tenant) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
+	now := time.Now()
 	ts.mu.Lock()
-	st, ok := ts.tenants[t.URL]
+	if now.Sub(ts.lastSweep) >= time.Minute {
+		ts.lastSweep = now
+		for g, st := range ts.tenants {
+			if now.Sub(time.Unix(0, st.lastUsed.Load())) > ts.idleAfter {
+				delete(ts.tenants, g)
+			}
+		}
+	}
+	st, ok := ts.tenants[c.Generation()]
 	if !ok {
 		st = &tenant{}
-		ts.tenants[t.URL] = st
+		ts.tenants[c.Generation()] = st
 	}
 	ts.mu.Unlock()
-	st.mu.Lock()
-	if g := c.Generation(); g > st.generation {
-		// New credentials: what the old ones listed may not be what these see.
-		st.generation, st.inventory, st.partial = g, nil, nil
-	}
-	st.mu.Unlock()
+	st.lastUsed.Store(now.UnixNano())
 	return &client{Client: c, tenant: st, url: t.URL, first: ts.first, metrics: ts.metrics}, nil
 }
 
@@ -172,14 +179,12 @@ func (c *client) ListedApplication(ctx context.Context, id string, maxAge time.D
 }
 
 // list lists every app of the tenant once for all who ask meanwhile. The
-// pages of a tenant's first listing are readable as they come. A listing made
-// with credentials that changed meanwhile is not kept.
+// pages of a tenant's first listing are readable as they come.
 func (c *client) list(ctx context.Context) (*Inventory, error) {
-	gen := c.Generation()
 	v, err, _ := c.tenant.listing.Do(c.url, func() (any, error) {
 		inv := &Inventory{At: time.Now(), Apps: map[string]ias.Application{}}
 		c.tenant.mu.Lock()
-		first := c.tenant.inventory == nil && c.tenant.generation == gen
+		first := c.tenant.inventory == nil
 		if first {
 			c.tenant.partial = inv.Apps
 		}
@@ -196,17 +201,14 @@ func (c *client) list(ctx context.Context) (*Inventory, error) {
 		})
 		c.tenant.mu.Lock()
 		defer c.tenant.mu.Unlock()
-		current := c.tenant.generation == gen
-		if first && current {
+		if first {
 			c.tenant.partial = nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		c.metrics.listings.Observe(time.Since(inv.At).Seconds())
-		if current {
-			c.tenant.inventory = inv
-		}
+		c.tenant.inventory = inv
 		return inv, nil
 	})
 	if err != nil {

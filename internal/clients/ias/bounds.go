@@ -1,0 +1,110 @@
+package ias
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+
+	xperrors "github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+// MaxAnswerBytes bounds every answer body read from IAS, the well-known
+// document included. The largest real answer is a page of 100 applications,
+// tens of KiB; a tenant that sends more is refused, not read.
+const MaxAnswerBytes = 4 << 20
+
+// TooLargeError is an IAS answer refused for its size.
+type TooLargeError struct {
+	Operation string
+	Limit     int64
+}
+
+// callFailed names the operation of a call that failed before IAS's answer
+// was read whole; a TooLargeError names it already.
+func callFailed(err error, op string) error {
+	if tl := (*TooLargeError)(nil); errors.As(err, &tl) {
+		return tl
+	}
+	return xperrors.Wrapf(err, errOperation, op)
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("IAS %s: the answer is larger than %d MiB and was not read", e.Operation, e.Limit>>20)
+}
+
+// limitBody fails a read past MaxAnswerBytes, so that no decoder holds more.
+func limitBody(rc io.ReadCloser, op string) io.ReadCloser {
+	return &limitedBody{rc: rc, op: op, left: MaxAnswerBytes}
+}
+
+type limitedBody struct {
+	rc   io.ReadCloser
+	op   string
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly the limit from a larger one.
+		var one [1]byte
+		if n, _ := b.rc.Read(one[:]); n > 0 {
+			return 0, &TooLargeError{Operation: b.op, Limit: MaxAnswerBytes}
+		}
+		return b.rc.Read(p)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// Page limits of one listing. A listing stops with a PageLimitError once it
+// has read more pages than the tenant could hold: twice the pages its last
+// complete listing took, plus a margin; a tenant never listed gets
+// PoolOptions.MaxPages, default DefaultMaxPages (100,000 apps).
+const (
+	DefaultMaxPages = 1000
+	pageMargin      = 10
+	pageSize        = 100
+)
+
+// maxPages is the page limit of a listing of a tenant whose last complete
+// listing showed listed apps (0: none yet). A filtered lookup is bounded the
+// same way: a tenant that filtered page by page could need a page per 100 apps.
+func maxPages(listed int64, unlisted int) int {
+	if listed <= 0 {
+		return unlisted
+	}
+	return int(2*((listed+pageSize-1)/pageSize)) + pageMargin
+}
+
+// PageLimitError is a listing stopped because it did not end: more pages than
+// the limit, or a cursor IAS had sent before.
+type PageLimitError struct {
+	Tenant string
+	Filter string
+	Pages  int
+	Reason string
+}
+
+func (e *PageLimitError) Error() string {
+	what := "the listing of all applications"
+	if e.Filter != "" {
+		what = fmt.Sprintf("the listing %q", e.Filter)
+	}
+	return fmt.Sprintf("IAS tenant %s: %s did not end: %s after %d pages; it is tried again later", e.Tenant, what, e.Reason, e.Pages)
+}
+
+// appNamePattern is what an application name used in a filter may hold: IAS's
+// filters take the value unquoted, so a space or a quote would change the
+// filter, and a filter holds at most 255 characters ("name eq " and 247).
+// Runtime IDs and Kubernetes names fit.
+var appNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,246}$`)
+
+// ValidAppName tells whether name can be looked up by a filter as it is.
+func ValidAppName(name string) bool { return appNamePattern.MatchString(name) }

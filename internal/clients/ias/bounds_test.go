@@ -1,0 +1,109 @@
+package ias_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+)
+
+// TestListingsEnd: a listing that never ends stops with an error naming the
+// tenant and the listing, after a bounded number of pages: at once for a
+// cursor sent before, after the limit the tenant's last listed size gives for
+// fresh cursors.
+func TestListingsEnd(t *testing.T) {
+	cases := map[string]struct {
+		kind      string
+		filter    string
+		listFirst int // apps in the tenant, listed once before
+		wantPages int
+		wantWords string
+	}{
+		"repeated cursor, lookup":                {kind: iassim.EndlessRepeat, filter: "name eq runtime-x", wantPages: 2, wantWords: "a cursor it had sent before"},
+		"fresh cursors, lookup, never listed":    {kind: iassim.EndlessFresh, filter: "name eq runtime-x", wantPages: testMaxPages, wantWords: "more pages than"},
+		"fresh cursors, lookup, 250 apps listed": {kind: iassim.EndlessFresh, filter: "name eq runtime-x", listFirst: 250, wantPages: 2*3 + 10, wantWords: "more pages than"},
+		"fresh cursors, listing of all, 0 apps":  {kind: iassim.EndlessFresh, listFirst: -1, wantPages: testMaxPages, wantWords: "listing of all applications"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sim, c := startWith(t, iassim.Options{}, ias.PoolOptions{MaxPages: testMaxPages})
+			for range tc.listFirst {
+				sim.AddApp(iassim.App{Name: "other"})
+			}
+			if tc.listFirst > 0 {
+				if err := c.ListApplications(context.Background(), func([]ias.Application) {}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sim.ResetStats()
+			sim.SetEndlessPages(tc.filter, tc.kind)
+			var err error
+			if tc.filter == "" {
+				err = c.ListApplications(context.Background(), func([]ias.Application) {})
+			} else {
+				_, err = c.FindApplications(context.Background(), "runtime-x")
+			}
+			var pl *ias.PageLimitError
+			if !errors.As(err, &pl) || !strings.Contains(err.Error(), sim.URL) || !strings.Contains(err.Error(), tc.wantWords) {
+				t.Fatalf("got %v, want a page limit error naming %s and saying %q", err, sim.URL, tc.wantWords)
+			}
+			if got := sim.Stats().Count(operation.ListApplications, 0); got != tc.wantPages {
+				t.Errorf("%d pages requested, want %d", got, tc.wantPages)
+			}
+		})
+	}
+}
+
+// testMaxPages is the page limit of a tenant not yet listed, in these tests.
+const testMaxPages = 50
+
+// TestAnswersBounded: a body past ias.MaxAnswerBytes is refused with an error
+// naming the operation, for an app's GET and the well-known document.
+func TestAnswersBounded(t *testing.T) {
+	sim, c := start(t, iassim.Options{}, false)
+	id := sim.AddApp(iassim.App{Name: "runtime-x"})
+	sim.SetOversized(id, 64<<20)
+	sim.SetOversized(iassim.WellKnownTarget, 64<<20)
+	_, err := c.GetApplication(context.Background(), id)
+	var tl *ias.TooLargeError
+	if !errors.As(err, &tl) || tl.Operation != operation.GetApplication {
+		t.Errorf("GET of a 64 MiB app: %v, want a TooLargeError of %s", err, operation.GetApplication)
+	}
+	_, err = c.Endpoints(context.Background())
+	if !errors.As(err, &tl) || tl.Operation != operation.WellKnown {
+		t.Errorf("64 MiB well-known document: %v, want a TooLargeError of %s", err, operation.WellKnown)
+	}
+	// Just under the limit is read.
+	sim.SetOversized(id, ias.MaxAnswerBytes-128<<10)
+	if _, err := c.GetApplication(context.Background(), id); err != nil {
+		t.Errorf("GET of an app just under the limit: %v", err)
+	}
+}
+
+// TestFilterNames: a name that would change the filter is refused before any
+// call; names of runtimes and Kubernetes objects are looked up.
+func TestFilterNames(t *testing.T) {
+	sim, c := start(t, iassim.Options{}, false)
+	for name, ok := range map[string]bool{
+		"3f1c9a2e-5b7d-4e8f-9a01-23456789abcd": true,
+		"kyma.runtime_1:a":                     true,
+		"a or name eq b":                       false,
+		"x%20or%20id%20eq%20y":                 false,
+		"\"quoted\"":                           false,
+		"":                                     false,
+		strings.Repeat("a", 248):               false,
+	} {
+		sim.ResetStats()
+		_, err := c.FindApplications(context.Background(), name)
+		if ok != (err == nil) {
+			t.Errorf("FindApplications(%q): %v, want ok %v", name, err, ok)
+		}
+		if calls := sim.Stats().Count(operation.ListApplications, 0); !ok && calls != 0 {
+			t.Errorf("FindApplications(%q) sent %d requests, want none", name, calls)
+		}
+	}
+}
