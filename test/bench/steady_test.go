@@ -27,7 +27,6 @@ import (
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
@@ -109,7 +108,7 @@ func seedOne(ctx context.Context, id string, now time.Time, i int) error {
 	app := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns,
 		Finalizers: []string{"finalizer.managedresource.crossplane.io"}}}
 	app.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: id + "-ias"})
-	appID := sim.AddApp(iassim.App{Name: app.AppName(), DisplayName: app.AppDisplayName(), Description: ias.AppMarker,
+	appID := sim.AddApp(iassim.App{Name: app.AppName(), DisplayName: app.AppDisplayName(), Description: iasapplication.OwnedDescription(app),
 		Secrets: []iassim.Secret{{Description: iasv1alpha1.DefaultSecretDescription, AuthorizationScopes: []string{"oAuth"}}}})
 	stored, _ := sim.App(appID)
 	secret := stored.Secrets[0]

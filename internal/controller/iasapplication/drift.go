@@ -14,9 +14,10 @@ func drift(cr *v1alpha1.IASApplication, app *ias.Application) []ias.Patch {
 	if app.DisplayName != cr.AppDisplayName() {
 		p = append(p, ias.Patch{Path: ias.PathDisplayName, Value: cr.AppDisplayName()})
 	}
-	// An adopted app gets the marker too: it is this provider's from now on.
-	if app.Description != ias.AppMarker {
-		p = append(p, ias.Patch{Path: ias.PathDescription, Value: ias.AppMarker})
+	// An adopted app gets its owner recorded: it is this resource's from now
+	// on (or the hand-over's target's).
+	if owner, err := wantedOwner(cr); err == nil && app.Description != ownedDescription(owner) {
+		p = append(p, ias.Patch{Path: ias.PathDescription, Value: ownedDescription(owner)})
 	}
 	if app.SSOType != ias.SSOTypeOIDC {
 		p = append(p, ias.Patch{Path: ias.PathSSOType, Value: ias.SSOTypeOIDC})

@@ -26,6 +26,8 @@ const (
 	errGetConnection = "cannot get connection Secret %s"
 	errPublish       = "cannot publish the new client secret"
 	errListUsers     = "cannot list the RuntimeSecrets that use this application"
+	// errHandOverTarget: the annotation, its value.
+	errHandOverTarget = "annotation %s must name an IASApplication as <namespace>/<name>, not %q"
 )
 
 // appNamed is how errors name an app: its ID and its name.

@@ -170,7 +170,20 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	if c, ok := e.created.recall(cr.GetUID(), meta.GetExternalName(cr), cr.Status.AtProvider.SecretsCheckedAt != nil, e.now()); ok {
 		return e.observeCreated(ctx, cr, c)
 	}
+	if _, err := wantedOwner(cr); err != nil && !meta.WasDeleted(cr) {
+		return managed.ExternalObservation{}, err
+	}
 	app, adopted, err := e.find(ctx, cr)
+	if conflict := (*OwnerConflictError)(nil); errors.As(err, &conflict) {
+		// Not this resource's app: it keeps no record of it, so that no
+		// deletion takes the fast way to IAS below.
+		cr.Status.AtProvider.ID = ""
+		if meta.WasDeleted(cr) {
+			e.recorder.Event(cr, event.Normal(eventLeftToOwner, fmt.Sprintf("Left IAS application %s to its owner, IASApplication %s", conflict.App, conflict.Owner)))
+			return managed.ExternalObservation{}, nil
+		}
+		return managed.ExternalObservation{}, err
+	}
 	if err != nil || app == nil {
 		if err == nil && !meta.WasDeleted(cr) {
 			// To be created: the Update that records the pending creation
@@ -260,7 +273,8 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		ga = e.globalAccount
 	}
 	e.created.try(cr.GetUID())
-	id, err := e.ias.CreateApplication(ctx, ias.ApplicationSpec{Name: cr.AppName(), DisplayName: cr.AppDisplayName(), Description: ias.AppMarker, GlobalAccount: ga})
+	desc := ownedDescription(ownerOf(cr))
+	id, err := e.ias.CreateApplication(ctx, ias.ApplicationSpec{Name: cr.AppName(), DisplayName: cr.AppDisplayName(), Description: desc, GlobalAccount: ga})
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
@@ -276,7 +290,7 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		return managed.ExternalCreation{}, err
 	}
 	at := cr.Status.AtProvider
-	app.DisplayName, app.Description, app.SSOType, app.Type, app.ClientID = cr.AppDisplayName(), ias.AppMarker, ias.SSOTypeOIDC, ias.TypeCharged, at.ClientID
+	app.DisplayName, app.Description, app.SSOType, app.Type, app.ClientID = cr.AppDisplayName(), desc, ias.SSOTypeOIDC, ias.TypeCharged, at.ClientID
 	secret := ias.APISecret{ID: at.SecretID, ClientID: at.ClientID, Hint: at.SecretHint, Description: description(cr),
 		Value: string(cd[v1alpha1.KeyClientSecret])}
 	if at.SecretValidTo != nil {
@@ -294,10 +308,21 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	if err != nil {
 		return managed.ExternalUpdate{}, err
 	}
+	if err := ownedElsewhere(cr, app); err != nil {
+		return managed.ExternalUpdate{}, err
+	}
 	if p := drift(cr, app); len(p) > 0 {
 		if err := e.ias.PatchApplication(ctx, id, p); err != nil {
 			return managed.ExternalUpdate{}, err
 		}
+	}
+	if handingOver(cr) {
+		// The app is the target's now: this resource keeps no record of it
+		// and does nothing more with it.
+		to, _ := wantedOwner(cr)
+		cr.Status.AtProvider.ID = ""
+		e.recorder.Event(cr, event.Normal(eventHandedOver, fmt.Sprintf("Handed IAS application %s over to IASApplication %s", appIDName(id, app.Name), to)))
+		return managed.ExternalUpdate{}, nil
 	}
 	all, err := e.ias.ListAPISecrets(ctx, id)
 	if err != nil {

@@ -66,6 +66,11 @@ func (f *fakeIAS) CreateApplication(_ context.Context, s ias.ApplicationSpec) (s
 func (f *fakeIAS) PatchApplication(_ context.Context, id string, p []ias.Patch) error {
 	for _, x := range p {
 		f.calls = append(f.calls, fmt.Sprintf("patch %s %s", id, x.Path))
+		for i := range f.apps {
+			if f.apps[i].ID == id && x.Path == ias.PathDescription {
+				f.apps[i].Description = x.Value
+			}
+		}
 	}
 	return nil
 }

@@ -50,12 +50,12 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 	}
 	if id := meta.GetExternalName(cr); id != "" {
 		if app, ok := e.fromInventory(ctx, cr, id); ok {
-			return app, false, e.removeDuplicates(ctx, cr, app)
+			return app, false, e.own(ctx, cr, app)
 		}
 		app, err := e.ias.GetApplication(ctx, id)
 		switch {
 		case err == nil:
-			return app, false, e.removeDuplicates(ctx, cr, app)
+			return app, false, e.own(ctx, cr, app)
 		case !ias.IsNotFound(err):
 			return nil, false, err
 		case meta.WasDeleted(cr):
@@ -78,8 +78,14 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 	if unconfirmed {
 		meta.AddAnnotations(cr, map[string]string{AnnotationUnconfirmedCreate: sent.UTC().Format(time.RFC3339)})
 	}
+	apps, conflict := withoutOthers(cr, apps)
 	switch len(apps) {
 	case 0:
+		if conflict != nil {
+			// Namesakes of other resources only: none is this one's to adopt,
+			// and making another would take their name.
+			return nil, false, conflict
+		}
 		if until := sent.Add(e.listSettle); unconfirmed && e.now().Before(until) {
 			return nil, false, errors.Errorf(errCreateUnanswered, cr.AppName(), until.UTC().Format(time.RFC3339))
 		}
@@ -92,6 +98,39 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 		return nil, false, err
 	}
 	return keep, true, e.deleteDuplicates(ctx, cr, keep, apps)
+}
+
+// own checks that app is cr's or no resource's before anything else is done
+// with it, then deletes duplicates of cr's own.
+func (e *external) own(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
+	if err := ownedElsewhere(cr, app); err != nil {
+		return err
+	}
+	return e.removeDuplicates(ctx, cr, app)
+}
+
+// withoutOthers leaves out of apps those another resource owns, and returns
+// a conflict naming one of them, if any.
+func withoutOthers(cr *v1alpha1.IASApplication, apps []ias.Application) ([]ias.Application, error) {
+	var (
+		out      []ias.Application
+		conflict error
+	)
+	for i := range apps {
+		if err := ownedElsewhere(cr, &apps[i]); err != nil {
+			conflict = err
+			continue
+		}
+		out = append(out, apps[i])
+	}
+	return out, conflict
+}
+
+// ours tells whether app was made by this provider for cr: it names cr as its
+// owner, or carries the marker of the provider's versions that recorded no
+// owner yet.
+func ours(cr *v1alpha1.IASApplication, app *ias.Application) bool {
+	return app.Description == ias.AppMarker || recordedOwner(app) == ownerOf(cr)
 }
 
 // fromInventory finds the app in the tenant's inventory, listed at most a poll
@@ -127,35 +166,35 @@ func (e *external) removeDuplicates(ctx context.Context, cr *v1alpha1.IASApplica
 // carry this provider's marker are candidates for deletion, so any other namesake
 // makes it an error that a person must resolve.
 func (e *external) keepOne(ctx context.Context, cr *v1alpha1.IASApplication, apps []ias.Application) (*ias.Application, error) {
-	var ours []ias.Application
-	for _, a := range apps {
-		if a.Description == ias.AppMarker {
-			ours = append(ours, a)
+	var own []ias.Application
+	for i := range apps {
+		if ours(cr, &apps[i]) {
+			own = append(own, apps[i])
 		}
 	}
-	if len(ours) < len(apps) {
+	if len(own) < len(apps) {
 		ids := make([]string, 0, len(apps))
 		for _, a := range apps {
 			ids = append(ids, a.ID)
 		}
-		return nil, errors.Errorf(errNamesakes, namesakes(cr.AppName(), ids, len(apps)-len(ours)))
+		return nil, errors.Errorf(errNamesakes, namesakes(cr.AppName(), ids, len(apps)-len(own)))
 	}
 	// The app whose client ID is already published stays; else the oldest.
 	if clientID := e.publishedClientID(ctx, cr); clientID != "" {
-		for i := range ours {
-			if ours[i].ClientID == clientID {
-				return &ours[i], nil
+		for i := range own {
+			if own[i].ClientID == clientID {
+				return &own[i], nil
 			}
 		}
 	}
-	slices.SortStableFunc(ours, func(a, b ias.Application) int { return a.Created.Compare(b.Created) })
-	return &ours[0], nil
+	slices.SortStableFunc(own, func(a, b ias.Application) int { return a.Created.Compare(b.Created) })
+	return &own[0], nil
 }
 
 // deleteDuplicates deletes the apps of this provider in apps other than keep.
 func (e *external) deleteDuplicates(ctx context.Context, cr *v1alpha1.IASApplication, keep *ias.Application, apps []ias.Application) error {
 	for _, a := range apps {
-		if a.ID == keep.ID || a.Description != ias.AppMarker || a.Type != ias.TypeCharged {
+		if a.ID == keep.ID || !ours(cr, &a) || a.Type != ias.TypeCharged {
 			continue
 		}
 		if err := e.ias.DeleteApplication(ctx, a.ID); err != nil && !ias.IsNotFound(err) {

@@ -124,7 +124,7 @@ func publishedAgo(id string, d time.Duration) func(*v1alpha1.IASApplication) {
 }
 
 func ourApp(id string, created time.Time) ias.Application {
-	return ias.Application{ID: id, Name: "rt", DisplayName: "rt", Description: ias.AppMarker, SSOType: ias.SSOTypeOIDC,
+	return ias.Application{ID: id, Name: "rt", DisplayName: "rt", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC,
 		Type: ias.TypeCharged, ClientID: "client-" + id, Created: created}
 }
 
@@ -331,7 +331,7 @@ func TestUpdate(t *testing.T) {
 	}{
 		"drift patched back": {
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), conn: conn("abcd"),
-				ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", DisplayName: "other", Description: ias.AppMarker, SSOType: ias.SSOTypeOIDC, Type: ias.TypeCharged, ClientID: "client-" + appID}},
+				ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", DisplayName: "other", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC, Type: ias.TypeCharged, ClientID: "client-" + appID}},
 					secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
 			calls: []string{"patch " + appID + " /branding/displayName"},
 		},
@@ -442,8 +442,8 @@ func TestCreateAndDelete(t *testing.T) {
 				if err == nil && string(c.ConnectionDetails[v1alpha1.KeyClientSecret]) == "" {
 					t.Error("Create() published no client secret")
 				}
-				if got := e.ias.(*fakeIAS).apps[0].Description; got != ias.AppMarker {
-					t.Errorf("app description = %q, want the marker", got)
+				if got := e.ias.(*fakeIAS).apps[0].Description; got != ownedDescription("ns/rt") {
+					t.Errorf("app description = %q, want the marker with this resource as its owner", got)
 				}
 				// crossplane-runtime tells of the creation; a replacement's event would be one more write.
 				if got := e.recorder.(*eventLog).reasons; len(got) != 0 {

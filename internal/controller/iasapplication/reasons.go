@@ -27,6 +27,8 @@ const (
 	eventRetiringSecret      event.Reason = "RetiringClientSecret"
 	eventDeletedSecret       event.Reason = "DeletedStaleClientSecret"
 	eventDeletedDuplicate    event.Reason = "DeletedDuplicateApplication"
+	eventLeftToOwner         event.Reason = "LeftApplicationToOwner"
+	eventHandedOver          event.Reason = "HandedOverApplication"
 	eventRejected            event.Reason = "CredentialsRejected"
 	eventCertsURL            event.Reason = "CertsURLNotUnderIssuer"
 	eventCertificateExpiring event.Reason = "ClientCertificateExpiring"

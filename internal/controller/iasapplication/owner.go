@@ -1,0 +1,86 @@
+package iasapplication
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+)
+
+// AnnotationHandOverTo, on the IASApplication that owns an IAS app, hands the
+// app to another IASApplication, named <namespace>/<name>: the owner records
+// the new owner in IAS and from then on only reads the app. Only the owner
+// can hand its app over, so a resource in another namespace never takes an
+// app by annotating itself.
+const AnnotationHandOverTo = "ias.eventingauth.kyma-project.io/hand-over-to"
+
+// An IAS app's owner is recorded in IAS itself, in its description, so that
+// it holds for a second provider on the same tenant and across a backup
+// restore: by namespace and name, not UID, so that the same resource made
+// again (restored, re-composed, re-created after an orphaning deletion) keeps
+// its app.
+const ownerPrefix = ias.AppMarker + " for IASApplication "
+
+// ownerOf names cr as an owner.
+func ownerOf(cr *v1alpha1.IASApplication) string { return cr.GetNamespace() + "/" + cr.GetName() }
+
+// OwnedDescription is the description of an app that cr owns, as the
+// provider records it in IAS.
+func OwnedDescription(cr *v1alpha1.IASApplication) string { return ownedDescription(ownerOf(cr)) }
+
+// ownedDescription is the description of an app owned by owner.
+func ownedDescription(owner string) string { return ownerPrefix + owner }
+
+// recordedOwner is the owner an app's description names; "" when it names
+// none (an app of eventing-auth-manager, made by hand, or made by this
+// provider before owners were recorded).
+func recordedOwner(app *ias.Application) string {
+	owner, ok := strings.CutPrefix(app.Description, ownerPrefix)
+	if !ok {
+		return ""
+	}
+	return owner
+}
+
+// wantedOwner is the owner cr records in its app: the hand-over's target, or cr.
+func wantedOwner(cr *v1alpha1.IASApplication) (string, error) {
+	to, ok := cr.GetAnnotations()[AnnotationHandOverTo]
+	if !ok {
+		return ownerOf(cr), nil
+	}
+	ns, name, found := strings.Cut(to, "/")
+	if !found || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		return "", fmt.Errorf(errHandOverTarget, AnnotationHandOverTo, to)
+	}
+	return to, nil
+}
+
+// handingOver tells whether cr hands its app to another resource.
+func handingOver(cr *v1alpha1.IASApplication) bool {
+	to, err := wantedOwner(cr)
+	return err == nil && to != ownerOf(cr)
+}
+
+// OwnerConflictError is an app that another IASApplication owns.
+type OwnerConflictError struct {
+	App   string // as appIDName names it
+	Owner string
+	Self  string
+}
+
+func (e *OwnerConflictError) Error() string {
+	return fmt.Sprintf("IAS application %s belongs to IASApplication %s, as recorded in IAS: this resource only reads it and never changes, gives a secret to or deletes it. "+
+		"To hand it to this resource, annotate %s with %s=%s", e.App, e.Owner, e.Owner, AnnotationHandOverTo, e.Self)
+}
+
+// ownedElsewhere returns an OwnerConflictError when another resource owns app.
+func ownedElsewhere(cr *v1alpha1.IASApplication, app *ias.Application) error {
+	owner := recordedOwner(app)
+	if owner == "" || owner == ownerOf(cr) {
+		return nil
+	}
+	return &OwnerConflictError{App: appIDName(app.ID, app.Name), Owner: owner, Self: ownerOf(cr)}
+}

@@ -1,0 +1,149 @@
+package iasapplication
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+)
+
+// ownedBy is an app of this provider that the resource owner owns.
+func ownedBy(owner string) ias.Application {
+	a := ourApp(appID, at)
+	a.Description = ownedDescription(owner)
+	return a
+}
+
+func handingOverTo(to string) func(*v1alpha1.IASApplication) {
+	return func(cr *v1alpha1.IASApplication) { meta.AddAnnotations(cr, map[string]string{AnnotationHandOverTo: to}) }
+}
+
+// TestOneOwner: an app another IASApplication owns is never adopted, patched,
+// given a secret or deleted through this one, however it names the app; this
+// one gets an error naming the owner and sends IAS nothing but reads. An app
+// that names no owner, or this one, is its to manage.
+func TestOneOwner(t *testing.T) {
+	legacy := ourApp(appID, at)
+	legacy.Description = ias.AppMarker
+	operators := ourApp(appID, at)
+	operators.Description = ""
+	cases := map[string]struct {
+		cr *v1alpha1.IASApplication
+		in ias.Application
+		// wantConflict: Observe says the owner; else it finds the app.
+		wantConflict string
+		// wantExists when the resource is being deleted.
+		deleting   bool
+		wantExists bool
+		wantEvents []string
+	}{
+		"by name, owned in another namespace":           {cr: newCR(), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
+		"by UUID, owned in another namespace":           {cr: newCR(withExternalName(appID)), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
+		"by UUID, owned by another name in this one":    {cr: newCR(withExternalName(appID)), in: ownedBy("ns/other"), wantConflict: "ns/other"},
+		"by UUID, recorded as observed, owned by other": {cr: newCR(withExternalName(appID), observedAs(appID)), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
+		"deleting by UUID, owned by another: left":      {cr: newCR(withExternalName(appID)), in: ownedBy("tenant-a/rt"), deleting: true, wantEvents: []string{string(eventLeftToOwner)}},
+		"owned by this resource (same namespace/name, new UID)": {cr: newCR(), in: ownedBy("ns/rt")},
+		"an app of this provider that names no owner":           {cr: newCR(), in: legacy},
+		"an app of eventing-auth-manager":                       {cr: newCR(withExternalName(appID)), in: operators},
+		"deleting an own app":                                   {cr: newCR(withExternalName(appID)), in: ownedBy("ns/rt"), deleting: true, wantExists: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if tc.deleting {
+				inDeletion(tc.cr)
+			}
+			fake := &fakeIAS{apps: []ias.Application{tc.in}}
+			e, _ := world{cr: tc.cr, ias: fake}.external(t)
+			obs, err := e.Observe(context.Background(), tc.cr)
+			var conflict *OwnerConflictError
+			switch {
+			case tc.wantConflict != "":
+				if !errors.As(err, &conflict) || conflict.Owner != tc.wantConflict || !strings.Contains(err.Error(), tc.wantConflict) {
+					t.Fatalf("Observe() = %v, want a conflict naming %s", err, tc.wantConflict)
+				}
+				if meta.GetExternalName(tc.cr) != "" && meta.GetExternalName(tc.cr) != appID || tc.cr.Status.AtProvider.ID != "" {
+					t.Errorf("external name %q, status id %q: want nothing recorded of another's app", meta.GetExternalName(tc.cr), tc.cr.Status.AtProvider.ID)
+				}
+			case err != nil:
+				t.Fatalf("Observe() = %v", err)
+			case tc.deleting && obs.ResourceExists != tc.wantExists:
+				t.Fatalf("Observe() while deleting: exists %v, want %v", obs.ResourceExists, tc.wantExists)
+			}
+			if tc.wantConflict != "" || (tc.deleting && !tc.wantExists) {
+				// The reconciler calls nothing else; nothing in IAS changed.
+				if len(fake.calls) != 0 {
+					t.Errorf("IAS changes %v, want none", fake.calls)
+				}
+				if diff := cmp.Diff(tc.wantEvents, e.recorder.(*eventLog).reasons); diff != "" {
+					t.Errorf("events: -want +got:\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// TestHandOver: the owner hands its app over by annotation: it records the
+// target in IAS, keeps no record of the app, and then only reads it; its
+// deletion leaves the app to the target.
+func TestHandOver(t *testing.T) {
+	cr := newCR(withExternalName(appID), observedAs(appID), handingOverTo("tenant-b/rt"))
+	fake := &fakeIAS{apps: []ias.Application{ownedBy("ns/rt")}}
+	e, _ := world{cr: cr, ias: fake}.external(t)
+	obs, err := e.Observe(context.Background(), cr)
+	if err != nil || obs.ResourceUpToDate {
+		t.Fatalf("Observe() = %+v, %v; want the app found and not up to date", obs, err)
+	}
+	if _, err := e.Update(context.Background(), cr); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"patch " + appID + " /description"}; !cmp.Equal(want, fake.calls) {
+		t.Errorf("IAS changes %v, want %v", fake.calls, want)
+	}
+	if got := fake.apps[0].Description; got != ownedDescription("tenant-b/rt") {
+		t.Errorf("description %q, want the target recorded", got)
+	}
+	if cr.Status.AtProvider.ID != "" {
+		t.Errorf("status id %q after the hand-over, want none", cr.Status.AtProvider.ID)
+	}
+	fake.calls = nil
+	if _, err := e.Observe(context.Background(), cr); !errors.As(err, new(*OwnerConflictError)) {
+		t.Errorf("Observe() after the hand-over = %v, want a conflict", err)
+	}
+	inDeletion(cr)
+	if obs, err := e.Observe(context.Background(), cr); err != nil || obs.ResourceExists {
+		t.Errorf("Observe() of the old owner's deletion = %+v, %v; want gone for it", obs, err)
+	}
+	if len(fake.calls) != 0 {
+		t.Errorf("IAS changes after the hand-over %v, want none", fake.calls)
+	}
+
+	// The target, in another namespace, now manages it.
+	target := newCR(withExternalName(appID))
+	target.Namespace = "tenant-b"
+	e, _ = world{cr: target, ias: fake}.external(t)
+	if _, err := e.Observe(context.Background(), target); err != nil {
+		t.Errorf("Observe() of the target = %v", err)
+	}
+}
+
+// TestHandOverTargetChecked: a hand-over annotation that names no resource is
+// an error, and nothing is sent to IAS.
+func TestHandOverTargetChecked(t *testing.T) {
+	for _, to := range []string{"", "rt", "a/b/c", "Bad_NS/rt", "ns/"} {
+		cr := newCR(withExternalName(appID), handingOverTo(to))
+		fake := &fakeIAS{apps: []ias.Application{ownedBy("ns/rt")}}
+		e, _ := world{cr: cr, ias: fake}.external(t)
+		if _, err := e.Observe(context.Background(), cr); err == nil || !strings.Contains(err.Error(), AnnotationHandOverTo) {
+			t.Errorf("hand over to %q: Observe() = %v, want an error naming the annotation", to, err)
+		}
+		if fake.reads+len(fake.calls) != 0 {
+			t.Errorf("hand over to %q: %d reads, changes %v; want none", to, fake.reads, fake.calls)
+		}
+	}
+}
