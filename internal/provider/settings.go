@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
@@ -45,6 +46,9 @@ type Settings struct {
 	// 0: the ias package's defaults.
 	IASBaseBackoff, IASMaxBackoff time.Duration
 	IASRejectedBackoff            time.Duration
+	// IASTenantQPS and IASTenantBurst are each tenant URL's budget, which
+	// the calls of all its ProviderConfigs together stay within.
+	IASTenantQPS, IASTenantBurst int
 
 	RuntimeTimeout             time.Duration
 	RuntimeConnectTimeout      time.Duration
@@ -74,6 +78,8 @@ func DefaultSettings() Settings {
 		IASInventoryAge:            iasapplication.DefaultInventoryAge,
 		IASListSettle:              iasapplication.DefaultListSettle,
 		IASRejectedBackoff:         breaker.DefaultRejectedDelay,
+		IASTenantQPS:               ias.DefaultTenantQPS,
+		IASTenantBurst:             ias.DefaultTenantBurst,
 		RuntimeTimeout:             kymaruntime.DefaultTimeout,
 		RuntimeConnectTimeout:      kymaruntime.DefaultConnectTimeout,
 		RuntimeUnreachableDeletion: runtimesecret.DefaultUnreachableDeletion,
@@ -105,6 +111,8 @@ func (s *Settings) Bind(fs *flag.FlagSet) {
 	fs.DurationVar(&s.RuntimeTimeout, "runtime-timeout", s.RuntimeTimeout, "Timeout of each call to a Kyma runtime's API server.")
 	fs.DurationVar(&s.RuntimeConnectTimeout, "runtime-connect-timeout", s.RuntimeConnectTimeout, "Timeout of connecting to a Kyma runtime's API server, TLS handshake included.")
 	fs.DurationVar(&s.RuntimeUnreachableDeletion, "runtime-unreachable-deletion-timeout", s.RuntimeUnreachableDeletion, "How long deleting a RuntimeSecret waits for a runtime that does not answer; then it completes with a Warning event naming the Secret that may be left there.")
+	fs.IntVar(&s.IASTenantQPS, "ias-tenant-qps", s.IASTenantQPS, "Requests per second to one IAS tenant URL from every ProviderConfig naming it together; each ProviderConfig's rateLimit applies within it (IAS allows 50 per client IP address).")
+	fs.IntVar(&s.IASTenantBurst, "ias-tenant-burst", s.IASTenantBurst, "Burst of --ias-tenant-qps.")
 	fs.DurationVar(&s.IASRejectedBackoff, "ias-rejected-credentials-backoff", s.IASRejectedBackoff, "After IAS rejected a ProviderConfig's credentials (401 or 403), how long until one probe with the same credentials; a change of the credentials Secret is tried at once.")
 	fs.BoolVar(&s.KymaBridge, "kyma-bridge", s.KymaBridge, "Keep one EventingAuth composite resource per Kyma CR.")
 	fs.StringVar(&s.WatcherAddr, "runtime-watcher-address", s.WatcherAddr, "Address on which to receive Kyma runtime-watcher events, which repair a runtime's Secret within a second of its change; empty: off. Reachable only through the control plane's gateway (see docs/operations.md).")
