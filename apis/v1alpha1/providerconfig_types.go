@@ -12,8 +12,10 @@ type TenantSettings struct {
 	// +optional
 	GlobalAccount string `json:"globalAccount,omitempty"`
 
-	// RateLimit bounds the requests this provider sends to the tenant, shared by
-	// every managed resource that uses it. IAS allows 50 requests per second per
+	// RateLimit bounds the requests this provider sends to the tenant for the
+	// managed resources using this config, shared by all of them. It applies
+	// within the provider's budget of the tenant URL (--ias-tenant-qps), which
+	// all configs naming the URL share: IAS allows 50 requests per second per
 	// originating IP.
 	// +optional
 	// +kubebuilder:default={qps: 40, burst: 10}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/uuid"
+	"golang.org/x/time/rate"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/api"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
@@ -129,6 +130,8 @@ type Client interface {
 }
 
 type client struct {
+	// own is the ProviderConfig's rate, within the tenant's budget.
+	own        *rate.Limiter
 	tenant     Tenant
 	state      *tenantState
 	generation uint64
@@ -151,7 +154,7 @@ func newClient(t Tenant, st *tenantState) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &client{tenant: t, state: st, generation: st.generation, http: st.http, api: c}, nil
+	return &client{tenant: t, state: st, generation: st.generation, http: st.http, api: c, own: st.limiter(t)}, nil
 }
 
 func (c *client) Generation() uint64 { return c.generation }
@@ -192,7 +195,7 @@ func (c *client) ListApplications(ctx context.Context, eachPage func([]Applicati
 // does not end (a cursor sent before, or more pages than the tenant can hold)
 // stops with a PageLimitError.
 func (c *client) eachApplicationPage(ctx context.Context, filter string, fn func([]Application)) error {
-	ctx = withOperation(ctx, operation.ListApplications)
+	ctx = c.withOperation(ctx, operation.ListApplications)
 	limit := int32(pageSize)
 	params := &api.GetAllApplicationsParams{Limit: &limit}
 	if filter != "" {
@@ -236,7 +239,7 @@ func (c *client) eachApplicationPage(ctx context.Context, filter string, fn func
 }
 
 func (c *client) GetApplication(ctx context.Context, id string) (*Application, error) {
-	ctx = withOperation(ctx, operation.GetApplication)
+	ctx = c.withOperation(ctx, operation.GetApplication)
 	u, err := parseID(operation.GetApplication, id)
 	if err != nil {
 		return nil, err
@@ -253,7 +256,7 @@ func (c *client) GetApplication(ctx context.Context, id string) (*Application, e
 }
 
 func (c *client) CreateApplication(ctx context.Context, s ApplicationSpec) (string, error) {
-	ctx = withOperation(ctx, operation.CreateApplication)
+	ctx = c.withOperation(ctx, operation.CreateApplication)
 	ssoType := api.OpenIdConnect
 	body := api.Application{
 		Name:     &s.Name,
@@ -284,7 +287,7 @@ func (c *client) CreateApplication(ctx context.Context, s ApplicationSpec) (stri
 }
 
 func (c *client) PatchApplication(ctx context.Context, id string, patches []Patch) error {
-	ctx = withOperation(ctx, operation.PatchApplication)
+	ctx = c.withOperation(ctx, operation.PatchApplication)
 	u, err := parseID(operation.PatchApplication, id)
 	if err != nil {
 		return err
@@ -305,7 +308,7 @@ func (c *client) PatchApplication(ctx context.Context, id string, patches []Patc
 }
 
 func (c *client) DeleteApplication(ctx context.Context, id string) error {
-	ctx = withOperation(ctx, operation.DeleteApplication)
+	ctx = c.withOperation(ctx, operation.DeleteApplication)
 	u, err := parseID(operation.DeleteApplication, id)
 	if err != nil {
 		return err
@@ -321,7 +324,7 @@ func (c *client) DeleteApplication(ctx context.Context, id string) error {
 }
 
 func (c *client) CreateAPISecret(ctx context.Context, appID string, s SecretSpec) (*APISecret, error) {
-	ctx = withOperation(ctx, operation.CreateAPISecret)
+	ctx = c.withOperation(ctx, operation.CreateAPISecret)
 	u, err := parseID(operation.CreateAPISecret, appID)
 	if err != nil {
 		return nil, err
@@ -348,7 +351,7 @@ func (c *client) CreateAPISecret(ctx context.Context, appID string, s SecretSpec
 }
 
 func (c *client) ListAPISecrets(ctx context.Context, appID string) ([]APISecret, error) {
-	ctx = withOperation(ctx, operation.ListAPISecrets)
+	ctx = c.withOperation(ctx, operation.ListAPISecrets)
 	u, err := parseID(operation.ListAPISecrets, appID)
 	if err != nil {
 		return nil, err
@@ -371,7 +374,7 @@ func (c *client) ListAPISecrets(ctx context.Context, appID string) ([]APISecret,
 }
 
 func (c *client) DeleteAPISecret(ctx context.Context, appID, secretID string) error {
-	ctx = withOperation(ctx, operation.DeleteAPISecret)
+	ctx = c.withOperation(ctx, operation.DeleteAPISecret)
 	u, err := parseID(operation.DeleteAPISecret, appID)
 	if err != nil {
 		return err
@@ -395,7 +398,7 @@ func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
 	if cached != nil {
 		return *cached, nil
 	}
-	ctx = withOperation(ctx, operation.WellKnown)
+	ctx = c.withOperation(ctx, operation.WellKnown)
 	v, err, _ := c.state.wellKnown.Do(c.tenant.URL, func() (any, error) { return c.fetchEndpoints(ctx) })
 	if err != nil {
 		return Endpoints{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -175,9 +176,9 @@ func TestEachMethodNamesItsOperation(t *testing.T) {
 	}
 }
 
-// TestStatesApart: a client made with the credentials and rate limit a tenant
-// already has shares their state; other credentials or another rate limit for
-// the same URL get state of their own, and going back finds the first again.
+// TestStatesApart: a client made with credentials a tenant already has shares
+// their state (with any rate limit); other credentials for the same URL get
+// state of their own, and going back finds the first again.
 func TestStatesApart(t *testing.T) {
 	pool := ias.NewPool(ias.PoolOptions{})
 	tenant := ias.Tenant{URL: "http://127.0.0.1:1", Username: "admin", Password: "one", QPS: 1, Burst: 1}
@@ -192,7 +193,54 @@ func TestStatesApart(t *testing.T) {
 		}
 		got = append(got, c.Generation())
 	}
-	if want := []uint64{1, 1, 2, 3, 1, 2}; !slices.Equal(got, want) {
+	if want := []uint64{1, 1, 2, 1, 1, 2}; !slices.Equal(got, want) {
 		t.Errorf("states %v, want %v", got, want)
+	}
+}
+
+// TestRatesApart: a ProviderConfig's own rate limit slows its calls only; all
+// of a tenant's calls together stay within the tenant's budget.
+func TestRatesApart(t *testing.T) {
+	sim, err := iassim.New(iassim.Options{RateLimit: -1}).Serve("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	id := sim.AddApp(iassim.App{Name: "runtime-x"})
+	tenant := ias.Tenant{URL: sim.URL, Username: "admin", Password: "admin-password", QPS: 1000, Burst: 100}
+	slowTenant := tenant
+	slowTenant.QPS, slowTenant.Burst = 1, 1
+	calls := func(c ias.Client, n int) time.Duration {
+		start := time.Now()
+		for range n {
+			if _, err := c.GetApplication(context.Background(), id); err != nil {
+				t.Error(err)
+			}
+		}
+		return time.Since(start)
+	}
+
+	pool := ias.NewPool(ias.PoolOptions{})
+	fast, _ := pool.Client(tenant)
+	slow, _ := pool.Client(slowTenant)
+	if d := calls(slow, 3); d < 1500*time.Millisecond {
+		t.Errorf("3 calls at 1 per second took %v", d)
+	}
+	if d := calls(fast, 30); d > time.Second {
+		t.Errorf("30 calls of another ProviderConfig of the tenant took %v, want them unslowed", d)
+	}
+
+	pool = ias.NewPool(ias.PoolOptions{TenantQPS: 10, TenantBurst: 1})
+	a, _ := pool.Client(tenant)
+	other := tenant
+	other.Password = "other"
+	b, _ := pool.Client(other)
+	start := time.Now()
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = b.GetApplication(context.Background(), id); _, _ = b.GetApplication(context.Background(), id) }()
+	calls(a, 9)
+	<-done
+	if d := time.Since(start); d < 900*time.Millisecond {
+		t.Errorf("11 calls of two ProviderConfigs within a tenant budget of 10 a second took %v", d)
 	}
 }

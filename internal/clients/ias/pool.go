@@ -109,10 +109,13 @@ func NewBreakers(rejectedDelay time.Duration, m *breaker.Metrics) *breaker.Set {
 //     address, shared by every ProviderConfig that names it: a 429's pause and
 //     the tenant's request budget (PoolOptions.TenantQPS), which the sum of all
 //     its ProviderConfigs' calls stays within;
-//   - per tenant URL, credentials and rate limit, what one ProviderConfig
-//     learns or spends: its own token bucket, connections, well-known
-//     endpoints and (in package inventory) listings. A ProviderConfig with other
-//     credentials or another rateLimit never resets, slows or reads them.
+//   - per tenant URL and credentials, what is learnt with them: connections,
+//     well-known endpoints and (in package inventory) listings. Other
+//     credentials for the same URL (another ProviderConfig's, a wrong
+//     password) never reset or read them;
+//   - per tenant URL, credentials and rate limit, a ProviderConfig's own token
+//     bucket, within the tenant's budget: one ProviderConfig's rateLimit never
+//     slows another's calls.
 type Pool struct {
 	opts PoolOptions
 
@@ -126,8 +129,6 @@ type Pool struct {
 type tenantState struct {
 	key  string
 	gate *tenantGate
-	// limiter is this ProviderConfig's own rate within the tenant's budget.
-	limiter *rate.Limiter
 	// wellKnown makes resources that start at once share one fetch of the
 	// well-known document.
 	wellKnown singleflight.Group
@@ -144,6 +145,20 @@ type tenantState struct {
 	generation uint64
 	http       *http.Client
 	endpoints  *Endpoints
+	// limiters are the own rates of the ProviderConfigs with these
+	// credentials, by "qps/burst".
+	limiters map[string]*rate.Limiter
+}
+
+// limiter returns the token bucket of this rate; the caller holds st.mu.
+func (st *tenantState) limiter(t Tenant) *rate.Limiter {
+	k := fmt.Sprintf("%d/%d", t.QPS, t.Burst)
+	l, ok := st.limiters[k]
+	if !ok {
+		l = rate.NewLimiter(rate.Limit(t.QPS), t.Burst)
+		st.limiters[k] = l
+	}
+	return l
 }
 
 // NewPool returns an empty Pool.
@@ -198,15 +213,16 @@ func (p *Pool) Recall(t Tenant, f breaker.Failure) {
 	p.opts.Breakers.Recall(breakerKey(t, t.digest()), t.URL, f)
 }
 
-// Client returns a client of the tenant with these credentials and this rate
-// limit. Other credentials or another rate limit for the same URL get state of
-// their own: what one ProviderConfig learnt is never dropped for another.
+// Client returns a client of the tenant with these credentials, calling at
+// most at this rate. Other credentials for the same URL get state of their
+// own, another rate limit a token bucket of its own: what one ProviderConfig
+// learnt or spends is never dropped or slowed for another.
 func (p *Pool) Client(t Tenant) (Client, error) {
 	if t.QPS <= 0 || t.Burst <= 0 {
 		return nil, errors.New("rate limit qps and burst must be positive")
 	}
 	d := t.digest()
-	key := fmt.Sprintf("%s#%s#%d/%d", t.URL, d, t.QPS, t.Burst)
+	key := t.URL + "#" + d
 	now := time.Now()
 	p.mu.Lock()
 	p.sweepLocked(now)
@@ -218,7 +234,7 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 	st, ok := p.states[key]
 	if !ok {
 		p.generation++
-		st = &tenantState{key: key, gate: gate, maxPages: p.opts.MaxPages, limiter: rate.NewLimiter(rate.Limit(t.QPS), t.Burst), generation: p.generation}
+		st = &tenantState{key: key, gate: gate, maxPages: p.opts.MaxPages, generation: p.generation, limiters: map[string]*rate.Limiter{}}
 		p.states[key] = st
 	}
 	p.mu.Unlock()
@@ -286,7 +302,7 @@ func (p *Pool) httpClient(t Tenant, st *tenantState, guard breaker.Guard) (*http
 		ForceAttemptHTTP2:   true,
 	}
 	return &http.Client{
-		Transport: &transport{next: base, gate: st.gate, own: st.limiter, guard: guard, metrics: p.opts.Metrics, policy: retryPolicy{
+		Transport: &transport{next: base, gate: st.gate, guard: guard, metrics: p.opts.Metrics, policy: retryPolicy{
 			attempts: p.opts.Attempts, baseBackoff: p.opts.BaseBackoff, maxBackoff: p.opts.MaxBackoff, timeout: p.opts.Timeout,
 		}},
 		// IAS answers creation with a relative Location; never follow redirects.

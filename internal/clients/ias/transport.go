@@ -77,10 +77,8 @@ type retryPolicy struct {
 // retried here: a tenant that does not answer would hold the worker for every
 // attempt; its circuit opens and the workqueue tries again.
 type transport struct {
-	next http.RoundTripper
-	gate *tenantGate
-	// own is the ProviderConfig's rate within the tenant's budget (gate).
-	own     *rate.Limiter
+	next    http.RoundTripper
+	gate    *tenantGate
 	guard   breaker.Guard
 	policy  retryPolicy
 	metrics *Metrics
@@ -97,8 +95,10 @@ func (t *transport) attempts(req *http.Request) (*http.Response, error) {
 	backoff := wait.Backoff{Duration: t.policy.baseBackoff, Factor: 2, Jitter: 0.5, Steps: t.policy.attempts, Cap: t.policy.maxBackoff}
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		if err := t.own.Wait(req.Context()); err != nil {
-			return nil, err
+		if own := ownLimiterFrom(req.Context()); own != nil {
+			if err := own.Wait(req.Context()); err != nil {
+				return nil, err
+			}
 		}
 		if err := t.gate.wait(req.Context()); err != nil {
 			return nil, err
@@ -202,13 +202,28 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// operationKey carries the name of the operation a request belongs to.
-type operationKey struct{}
+// operationKey carries the name of the operation a request belongs to,
+// ownLimiterKey the token bucket of the ProviderConfig that makes it.
+type (
+	operationKey  struct{}
+	ownLimiterKey struct{}
+)
 
 // withOperation names the operation of the requests made with ctx; each client
 // method names its own.
 func withOperation(ctx context.Context, op string) context.Context {
 	return context.WithValue(ctx, operationKey{}, op)
+}
+
+// withOperation names the operation of the requests made with ctx and the
+// client's own token bucket, which they wait in before the tenant's.
+func (c *client) withOperation(ctx context.Context, op string) context.Context {
+	return context.WithValue(withOperation(ctx, op), ownLimiterKey{}, c.own)
+}
+
+func ownLimiterFrom(ctx context.Context) *rate.Limiter {
+	l, _ := ctx.Value(ownLimiterKey{}).(*rate.Limiter)
+	return l
 }
 
 func operationFrom(ctx context.Context) string {

@@ -60,7 +60,7 @@ func TestTransportRetries(t *testing.T) {
 				w.WriteHeader(code)
 			}))
 			defer srv.Close()
-			tr := &transport{next: http.DefaultTransport, metrics: NewMetrics(nil), own: rate.NewLimiter(rate.Inf, 1),
+			tr := &transport{next: http.DefaultTransport, metrics: NewMetrics(nil),
 				gate:   &tenantGate{url: srv.URL, limiter: rate.NewLimiter(rate.Inf, 1)},
 				guard:  NewBreakers(0, nil).Guard(srv.URL, srv.URL),
 				policy: retryPolicy{attempts: 3, baseBackoff: time.Millisecond, maxBackoff: 5 * time.Millisecond, timeout: 200 * time.Millisecond}}
@@ -126,7 +126,7 @@ func TestRetryAfterHoldsCallsInTheBucket(t *testing.T) {
 			}))
 			defer srv.Close()
 			// 5 calls at 10 per second: four wait in the bucket when the 429 comes.
-			tr := &transport{next: http.DefaultTransport, metrics: NewMetrics(nil), own: rate.NewLimiter(rate.Inf, 1),
+			tr := &transport{next: http.DefaultTransport, metrics: NewMetrics(nil),
 				gate:   &tenantGate{url: srv.URL, limiter: rate.NewLimiter(10, 1)},
 				guard:  NewBreakers(0, nil).Guard(srv.URL, srv.URL),
 				policy: retryPolicy{attempts: 3, baseBackoff: time.Millisecond, maxBackoff: 5 * time.Millisecond, timeout: 5 * time.Second}}

@@ -21,7 +21,9 @@ func ownedBy(owner string) ias.Application {
 }
 
 func handingOverTo(to string) func(*v1alpha1.IASApplication) {
-	return func(cr *v1alpha1.IASApplication) { meta.AddAnnotations(cr, map[string]string{AnnotationHandOverTo: to}) }
+	return func(cr *v1alpha1.IASApplication) {
+		meta.AddAnnotations(cr, map[string]string{AnnotationHandOverTo: to})
+	}
 }
 
 // TestOneOwner: an app another IASApplication owns is never adopted, patched,
@@ -43,11 +45,11 @@ func TestOneOwner(t *testing.T) {
 		wantExists bool
 		wantEvents []string
 	}{
-		"by name, owned in another namespace":           {cr: newCR(), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
-		"by UUID, owned in another namespace":           {cr: newCR(withExternalName(appID)), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
-		"by UUID, owned by another name in this one":    {cr: newCR(withExternalName(appID)), in: ownedBy("ns/other"), wantConflict: "ns/other"},
-		"by UUID, recorded as observed, owned by other": {cr: newCR(withExternalName(appID), observedAs(appID)), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
-		"deleting by UUID, owned by another: left":      {cr: newCR(withExternalName(appID)), in: ownedBy("tenant-a/rt"), deleting: true, wantEvents: []string{string(eventLeftToOwner)}},
+		"by name, owned in another namespace":                   {cr: newCR(), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
+		"by UUID, owned in another namespace":                   {cr: newCR(withExternalName(appID)), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
+		"by UUID, owned by another name in this one":            {cr: newCR(withExternalName(appID)), in: ownedBy("ns/other"), wantConflict: "ns/other"},
+		"by UUID, recorded as observed, owned by other":         {cr: newCR(withExternalName(appID), observedAs(appID)), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
+		"deleting by UUID, owned by another: left":              {cr: newCR(withExternalName(appID)), in: ownedBy("tenant-a/rt"), deleting: true, wantEvents: []string{string(eventLeftToOwner)}},
 		"owned by this resource (same namespace/name, new UID)": {cr: newCR(), in: ownedBy("ns/rt")},
 		"an app of this provider that names no owner":           {cr: newCR(), in: legacy},
 		"an app of eventing-auth-manager":                       {cr: newCR(withExternalName(appID)), in: operators},
