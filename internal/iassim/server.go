@@ -58,6 +58,8 @@ type RequestRecord struct {
 	// Auth is how the request logged on: "basic", "certificate <serial>" or
 	// "" (neither).
 	Auth string `json:"auth,omitempty"`
+	// Filter is a listing's filter; "" for the listing of all apps.
+	Filter string `json:"filter,omitempty"`
 }
 
 // Server is the simulated tenant.
@@ -166,7 +168,7 @@ func (r *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 func (s *Server) op(name string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w}
-		defer func() { s.count(name, rec.status, logonOf(r)) }()
+		defer func() { s.count(name, rec.status, logonOf(r), r.URL.Query().Get("filter")) }()
 
 		if wait, ok := s.admit(r); !ok {
 			secs := int(wait/time.Second) + 1
@@ -241,7 +243,7 @@ func (s *Server) authorized(r *http.Request) bool {
 		subtle.ConstantTimeCompare([]byte(p), []byte(wantP)) == 1
 }
 
-func (s *Server) count(op string, status int, auth string) {
+func (s *Server) count(op string, status int, auth, filter string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stats[op] == nil {
@@ -249,7 +251,7 @@ func (s *Server) count(op string, status int, auth string) {
 	}
 	s.stats[op][status]++
 	if len(s.log) < maxLog {
-		s.log = append(s.log, RequestRecord{Time: time.Now(), Operation: op, Status: status, Auth: auth})
+		s.log = append(s.log, RequestRecord{Time: time.Now(), Operation: op, Status: status, Auth: auth, Filter: filter})
 	}
 }
 

@@ -34,6 +34,17 @@ func testAdmissionRefusesBadValues(t *testing.T) {
 		"retireAfter":  {"retireAfter": "-15m"},
 		"no unit":      {"validFor": "3600"},
 	}
+	// A name that would change IAS's filter never reaches the provider.
+	for _, name := range []string{"a or name eq b", "x\"y", "-leading-dash"} {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": iasv1alpha1.SchemeGroupVersion.String(), "kind": iasv1alpha1.IASApplicationKind,
+			"metadata": map[string]any{"name": "bad-name", "namespace": tn.ns},
+			"spec":     map[string]any{"forProvider": map[string]any{"name": name}},
+		}}
+		err := k8s.Create(ctx, u)
+		g.Expect(err).To(HaveOccurred(), "IASApplication named %q was accepted", name)
+		g.Expect(err.Error()).To(ContainSubstring("should match"), name)
+	}
 	for what, secret := range apps {
 		u := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": iasv1alpha1.SchemeGroupVersion.String(), "kind": iasv1alpha1.IASApplicationKind,

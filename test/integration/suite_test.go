@@ -42,6 +42,9 @@ func TestProvider(t *testing.T) {
 			t.Run("CertificateRotated", testCertificateRotated)
 			t.Run("CertificateExpiredOrUntrusted", testCertificateExpiredOrUntrusted)
 			t.Run("PasswordToCertificate", testPasswordToCertificate)
+			t.Run("OneOwnerAcrossNamespaces", testOneOwner)
+			t.Run("TenantSharedApart", testTenantSharedApart)
+			t.Run("HostileAnswers", testHostileAnswers)
 		})
 		t.Run("RuntimeSecret", func(t *testing.T) {
 			t.Run("ApplicationRefDriftAndRotation", testRuntimeWithApplicationRef)

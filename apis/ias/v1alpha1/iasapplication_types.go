@@ -26,9 +26,12 @@ var ConnectionKeys = []string{KeyClientID, KeyClientSecret, KeyTokenURL, KeyCert
 // +kubebuilder:validation:XValidation:rule="has(self.name) == has(oldSelf.name) && (!has(self.name) || self.name == oldSelf.name)",message="name is immutable"
 type IASApplicationParameters struct {
 	// Name of the application in IAS, usually the runtime ID. Defaults to the
-	// resource's metadata.name. Immutable.
+	// resource's metadata.name. Immutable. IAS looks applications up by a
+	// filter that takes the name unquoted, so it holds only letters, digits,
+	// '.', '_', ':' and '-'.
 	// +optional
-	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:MaxLength=247
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9._:-]*$`
 	Name string `json:"name,omitempty"`
 
 	// DisplayName shown in IAS. Defaults to the name.

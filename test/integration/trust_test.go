@@ -1,0 +1,253 @@
+package integration
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+)
+
+// sameTenant is a ProviderConfig "ias" in namespace ns for tn's simulated
+// tenant, logging on with password and calling at rate (nil: the default).
+func sameTenant(t *testing.T, tn *tenant, ns, password string, rate *v1alpha1.RateLimit) *tenant {
+	t.Helper()
+	other := &tenant{sim: tn.sim, ns: ns, pcName: "ias", secret: "ias-creds", password: password, tokenURL: tn.tokenURL}
+	secrets.add(nil, password)
+	other.writeCreds(t, map[string]string{"username": "admin", "password": password, "url": tn.sim.URL})
+	pc := &v1alpha1.ProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: other.pcName, Namespace: ns},
+		Spec: v1alpha1.ProviderConfigSpec{Credentials: v1alpha1.LocalCredentials{
+			Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.LocalSecretReference{Name: other.secret}},
+			TenantSettings: v1alpha1.TenantSettings{RateLimit: rate}},
+	}
+	NewWithT(t).Expect(k8s.Create(ctx, pc)).To(Succeed())
+	return other
+}
+
+// changes counts the requests that change the tenant: app and api secret
+// creates, patches and deletes.
+func changes(sim *iassim.Running) int {
+	st := sim.Stats()
+	n := 0
+	for _, op := range []string{operation.CreateApplication, operation.PatchApplication, operation.UpdateApplication, operation.DeleteApplication,
+		operation.CreateAPISecret, operation.DeleteAPISecret} {
+		n += st.Count(op, 0)
+	}
+	return n
+}
+
+func waitGone(t *testing.T, o client.Object) {
+	t.Helper()
+	NewWithT(t).Eventually(func() bool {
+		return kerrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(o), o))
+	}, timeout, 200*time.Millisecond).Should(BeTrue(), "%s still there", o.GetName())
+}
+
+// testOneOwner: an IAS app has one owner. Resources in another namespace that
+// name it, by name or by UUID, get an error naming the owner and a Warning
+// event, send IAS nothing but reads, and their deletion leaves the app; the
+// owner made again under its namespace and name keeps the app; the owner hands
+// it over with one annotation.
+func testOneOwner(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	owner := newTenant(t, newNamespace(t), iassim.Options{})
+	a := owner.app("runtime-owned")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	appID := meta.GetExternalName(get(g, a))
+	stored, _ := owner.sim.App(appID)
+	g.Expect(stored.Description).To(HaveSuffix(" " + owner.ns + "/runtime-owned"))
+	ownerConn := connection(g, a)
+
+	other := sameTenant(t, owner, newNamespace(t), owner.password, nil)
+	byName := other.app("intruder-by-name")
+	byName.Spec.ForProvider.Name = "runtime-owned"
+	byID := other.app("intruder-by-id")
+	meta.SetExternalName(byID, appID)
+	before := changes(owner.sim)
+	for _, intruder := range []*iasv1alpha1.IASApplication{byName, byID} {
+		g.Expect(k8s.Create(ctx, intruder)).To(Succeed())
+	}
+	for _, intruder := range []*iasv1alpha1.IASApplication{byName, byID} {
+		expectSyncedFalse(t, intruder, "belongs to IASApplication "+owner.ns+"/runtime-owned")
+		expectEvent(t, intruder, "CannotObserveExternalResource")
+	}
+	g.Consistently(func(g Gomega) {
+		g.Expect(changes(owner.sim)).To(Equal(before), "the intruders changed the tenant")
+		for _, intruder := range []*iasv1alpha1.IASApplication{byName, byID} {
+			s := &corev1.Secret{}
+			g.Expect(kerrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Namespace: other.ns, Name: intruder.Name + "-creds"}, s))).To(BeTrue(), "a connection Secret was published for %s", intruder.Name)
+		}
+	}, 2*poll, 200*time.Millisecond).Should(Succeed())
+	for _, intruder := range []*iasv1alpha1.IASApplication{byName, byID} {
+		g.Expect(k8s.Delete(ctx, intruder)).To(Succeed())
+		waitGone(t, intruder)
+	}
+	_, exists := owner.sim.App(appID)
+	g.Expect(exists).To(BeTrue(), "deleting an intruder deleted the owner's app")
+	g.Expect(changes(owner.sim)).To(Equal(before))
+	waitReady(t, a)
+	g.Expect(connection(g, a)).To(Equal(ownerConn), "the owner's credentials changed")
+
+	// The owner deleted with the app orphaned (management policies without
+	// Delete) and made again (a restore, a new UID) keeps its app.
+	get(g, a)
+	a.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
+		xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
+	g.Expect(k8s.Update(ctx, a)).To(Succeed())
+	g.Expect(k8s.Delete(ctx, a)).To(Succeed())
+	waitGone(t, a)
+	// What the garbage collector, which envtest lacks, does with the
+	// connection Secret the deleted resource controlled.
+	g.Expect(k8s.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: owner.ns, Name: "runtime-owned-creds"}})).To(Succeed())
+	a = owner.app("runtime-owned")
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	g.Expect(meta.GetExternalName(get(g, a))).To(Equal(appID), "the owner made again took another app")
+	g.Expect(owner.sim.AppsNamed("runtime-owned")).To(HaveLen(1))
+
+	// Handed over by annotating the owner: the target takes the app, the old
+	// owner only reads it and its deletion leaves it.
+	target := other.app("runtime-owned")
+	g.Expect(k8s.Create(ctx, target)).To(Succeed())
+	expectSyncedFalse(t, target, "belongs to IASApplication "+owner.ns+"/runtime-owned")
+	get(g, a)
+	meta.AddAnnotations(a, map[string]string{iasapplication.AnnotationHandOverTo: other.ns + "/runtime-owned"})
+	g.Expect(k8s.Update(ctx, a)).To(Succeed())
+	waitReady(t, target)
+	g.Expect(meta.GetExternalName(get(g, target))).To(Equal(appID))
+	expectPublished(g, other, target)
+	expectSyncedFalse(t, a, "belongs to IASApplication "+other.ns+"/runtime-owned")
+	expectEvent(t, a, "HandedOverApplication")
+	g.Expect(k8s.Delete(ctx, a)).To(Succeed())
+	waitGone(t, a)
+	_, exists = owner.sim.App(appID)
+	g.Expect(exists).To(BeTrue(), "the old owner's deletion deleted the handed-over app")
+	waitReady(t, target)
+}
+
+// testTenantSharedApart: a namespaced ProviderConfig naming the same tenant
+// URL with a wrong password and a rate limit of 1 a second neither slows the
+// platform's ProviderConfig nor drops what it learnt, and adds no listing.
+func testTenantSharedApart(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	platform := newTenant(t, newNamespace(t), iassim.Options{})
+	first := platform.app("runtime-shared-0")
+	g.Expect(k8s.Create(ctx, first)).To(Succeed())
+	waitReady(t, first)
+
+	// Full listings in a window without the other ProviderConfig.
+	window := 4 * poll
+	fullListings := func(since time.Time, status int) int {
+		n := 0
+		for _, r := range platform.sim.Requests() {
+			if r.Time.After(since) && r.Operation == operation.ListApplications && r.Filter == "" && (status == 0 || r.Status == status) {
+				n++
+			}
+		}
+		return n
+	}
+	start := time.Now()
+	time.Sleep(window)
+	alone := fullListings(start, 0)
+
+	slow := &v1alpha1.RateLimit{QPS: 1, Burst: 1}
+	hostile := sameTenant(t, platform, newNamespace(t), "wrong-"+platform.password, slow)
+	h := hostile.app("runtime-hostile")
+	g.Expect(k8s.Create(ctx, h)).To(Succeed())
+	expectSyncedFalse(t, h, "rejected the credentials")
+	// Right credentials, its own slow rate: its resources share what the
+	// platform's learnt, and wait in their own bucket.
+	sameCreds := sameTenant(t, platform, newNamespace(t), platform.password, slow)
+	s := sameCreds.app("runtime-slow")
+	g.Expect(k8s.Create(ctx, s)).To(Succeed())
+
+	start = time.Now()
+	apps := make([]*iasv1alpha1.IASApplication, 5)
+	for i := range apps {
+		apps[i] = platform.app("runtime-shared-" + string(rune('1'+i)))
+		g.Expect(k8s.Create(ctx, apps[i])).To(Succeed())
+	}
+	for _, a := range apps {
+		g.Eventually(func(g Gomega) {
+			st, msg := condition(g, a, xpv2.TypeReady)
+			g.Expect(st).To(Equal(corev1.ConditionTrue), msg)
+		}, 15*time.Second, 100*time.Millisecond).Should(Succeed(), "%s not Ready within 15 s of its creation beside the other ProviderConfigs", a.Name)
+	}
+	t.Logf("5 runtimes Ready in %v beside a wrong password and a rate limit of 1/s", time.Since(start))
+	if d := time.Since(start); d < window {
+		time.Sleep(window - d)
+	}
+	beside := fullListings(start, 0)
+	g.Expect(beside).To(BeNumerically("<=", alone+1), "full listings: %d beside the other ProviderConfigs, %d without", beside, alone)
+	rejected := 0
+	for _, r := range platform.sim.Requests() {
+		if r.Status == 401 {
+			rejected++
+		}
+	}
+	g.Expect(rejected).To(Equal(1), "failed logons with the wrong password")
+	g.Expect(platform.sim.Stats().Count(operation.WellKnown, 0)).To(Equal(1), "the well-known document was read again")
+	waitReady(t, s)
+	waitReady(t, first)
+}
+
+// testHostileAnswers: a tenant that answers one app's lookup with pages that
+// never end, and another app's GET with 512 MiB, leaves the provider serving
+// the others; each of the two gets a condition naming what IAS did.
+func testHostileAnswers(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	warm := tn.app("runtime-hostile-warm")
+	g.Expect(k8s.Create(ctx, warm)).To(Succeed())
+	waitReady(t, warm)
+
+	endless := tn.app("runtime-endless")
+	tn.sim.SetEndlessPages("name eq runtime-endless", iassim.EndlessFresh)
+	g.Expect(k8s.Create(ctx, endless)).To(Succeed())
+	// An app made after the tenant was listed, so that its lookup is a GET.
+	bigID := tn.sim.AddApp(iassim.App{Name: "runtime-oversized"})
+	tn.sim.SetOversized(bigID, 512<<20)
+	big := tn.app("runtime-oversized")
+	meta.SetExternalName(big, bigID)
+	g.Expect(k8s.Create(ctx, big)).To(Succeed())
+
+	expectSyncedFalse(t, endless, tn.sim.URL)
+	expectSyncedFalse(t, endless, `the listing "name eq runtime-endless" did not end`)
+	expectSyncedFalse(t, big, "larger than 4 MiB")
+	for i := range 3 {
+		a := tn.app("runtime-beside-hostile-" + string(rune('a'+i)))
+		g.Expect(k8s.Create(ctx, a)).To(Succeed())
+		waitReady(t, a)
+	}
+	// Tried again with growing delays, not in a loop.
+	count := func() int {
+		n := 0
+		for _, r := range tn.sim.Requests() {
+			if r.Filter == "name eq runtime-endless" {
+				n++
+			}
+		}
+		return n
+	}
+	before := count()
+	time.Sleep(10 * time.Second)
+	g.Expect(count() - before).To(BeNumerically("<", 100), "endless pages read in 10 s")
+	g.Expect(strings.Contains(get(g, endless).(*iasv1alpha1.IASApplication).GetCondition(xpv2.TypeSynced).Message, "tried again later")).To(BeTrue())
+}
