@@ -1,8 +1,22 @@
 package integration
 
 import (
+	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 )
 
 // The benchmarks of `make bench`: the provider at scale against the suite's
@@ -39,4 +53,68 @@ func heapInUse() int64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapInuse)
+}
+
+// BenchmarkHostileTenant: a tenant answers one app's lookup with pages that
+// never end and another's GET with 512 MiB while 20 new runtimes' apps are
+// made. It prints how far the process's peak memory rose above what it held
+// before (bound 64 MiB) and how long the slowest of the 20 took to be Ready.
+func BenchmarkHostileTenant(b *testing.B) {
+	for range b.N {
+		g := NewWithT(b)
+		tn := newTenant(b, newNamespace(b), iassim.Options{})
+		warm := tn.app("runtime-bench-warm")
+		g.Expect(k8s.Create(ctx, warm)).To(Succeed())
+		waitReady(b, warm)
+		runtime.GC()
+		before, err := procStatusKiB("VmRSS")
+		g.Expect(err).NotTo(HaveOccurred())
+		// Writing 5 to clear_refs resets the peak (VmHWM) to the current size.
+		g.Expect(os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)).To(Succeed())
+
+		start := time.Now()
+		tn.sim.SetEndlessPages("name eq runtime-bench-endless", iassim.EndlessFresh)
+		endless := tn.app("runtime-bench-endless")
+		bigID := tn.sim.AddApp(iassim.App{Name: "runtime-bench-oversized"})
+		tn.sim.SetOversized(bigID, 512<<20)
+		big := tn.app("runtime-bench-oversized")
+		meta.SetExternalName(big, bigID)
+		apps := []*iasv1alpha1.IASApplication{endless, big}
+		for i := range 20 {
+			apps = append(apps, tn.app(fmt.Sprintf("runtime-bench-beside-%d", i)))
+		}
+		for _, a := range apps {
+			g.Expect(k8s.Create(ctx, a)).To(Succeed())
+		}
+		for _, a := range apps[2:] {
+			waitReady(b, a)
+		}
+		slowest := time.Since(start)
+		for _, a := range apps[:2] {
+			g.Eventually(func(g Gomega) {
+				st, _ := condition(g, a, xpv2.TypeSynced)
+				g.Expect(st).To(Equal(corev1.ConditionFalse))
+			}, timeout, 200*time.Millisecond).Should(Succeed())
+		}
+		// A while longer: the two are tried again meanwhile.
+		time.Sleep(10 * time.Second)
+		peak, err := procStatusKiB("VmHWM")
+		g.Expect(err).NotTo(HaveOccurred())
+		benchfig.Figure("hostile_tenant_peak_rss_growth_mib", float64(peak-before)/1024, 64)
+		benchfig.Figure("hostile_tenant_others_ready_s", slowest.Seconds(), 15)
+	}
+}
+
+// procStatusKiB reads a KiB figure of /proc/self/status.
+func procStatusKiB(field string) (int64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/self/status", field)
 }

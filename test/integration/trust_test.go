@@ -248,6 +248,6 @@ func testHostileAnswers(t *testing.T) {
 	}
 	before := count()
 	time.Sleep(10 * time.Second)
-	g.Expect(count() - before).To(BeNumerically("<", 100), "endless pages read in 10 s")
+	g.Expect(count()-before).To(BeNumerically("<", 100), "endless pages read in 10 s")
 	g.Expect(strings.Contains(get(g, endless).(*iasv1alpha1.IASApplication).GetCondition(xpv2.TypeSynced).Message, "tried again later")).To(BeTrue())
 }

@@ -237,7 +237,11 @@ func TestRatesApart(t *testing.T) {
 	b, _ := pool.Client(other)
 	start := time.Now()
 	done := make(chan struct{})
-	go func() { defer close(done); _, _ = b.GetApplication(context.Background(), id); _, _ = b.GetApplication(context.Background(), id) }()
+	go func() {
+		defer close(done)
+		_, _ = b.GetApplication(context.Background(), id)
+		_, _ = b.GetApplication(context.Background(), id)
+	}()
 	calls(a, 9)
 	<-done
 	if d := time.Since(start); d < 900*time.Millisecond {
