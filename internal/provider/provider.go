@@ -19,6 +19,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -130,7 +131,14 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 		Timeout: s.RuntimeTimeout, ConnectTimeout: s.RuntimeConnectTimeout,
 		Metrics: kymaruntime.NewMetrics(p.Metrics), Breakers: kymaruntime.NewBreakers(bm)})}
 	if s.WatcherAddr != "" {
-		out.Watcher = runtimewatcher.New(runtimewatcher.Options{Addr: s.WatcherAddr, Component: s.WatcherComponent,
+		cas, err := runtimewatcher.LoadClientCAs(s.WatcherClientCA)
+		if err != nil {
+			return nil, err
+		}
+		if cas == nil {
+			p.Log.Info("The runtime-watcher listener authenticates no caller: set --runtime-watcher-client-ca, or let nothing but the gateway reach it")
+		}
+		out.Watcher = runtimewatcher.New(runtimewatcher.Options{Addr: s.WatcherAddr, Component: s.WatcherComponent, ClientCAs: cas,
 			Metrics: runtimewatcher.NewMetrics(p.Metrics), Log: p.Log.WithName("runtime-watcher")},
 			runtimesecret.Targets{Reader: mgr.GetClient()})
 	}
@@ -187,7 +195,10 @@ func managerOptions(s Settings, scheme *runtime.Scheme, again bool, events recor
 		Logger:    lazyValues(log),
 		Scheme:    scheme,
 		NewClient: NewClient,
-		Cache:     CacheOptions(s),
+		// Secrets are read from the API server and kept only once read
+		// (kube.UsedSecrets); the cache holds their metadata alone.
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+		Cache:  CacheOptions(s),
 		Controller: ctrlconfig.Controller{
 			// A process that restarts its provider in place names its
 			// controllers again.
@@ -213,15 +224,20 @@ func NewClient(cfg *rest.Config, o client.Options) (client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return kube.SkipEmptyConnectionSecrets(kube.SkipTransientStatus(kube.SkipUnchangedStatus(c, o.Cache.Reader))), nil
+	return kube.SkipEmptyConnectionSecrets(kube.SkipTransientStatus(kube.SkipUnchangedStatus(kube.UsedSecrets(c, o.Cache.Reader), o.Cache.Reader))), nil
 }
 
 // CacheOptions are the informer cache's options.
 func CacheOptions(s Settings) cache.Options {
 	return cache.Options{
 		SyncPeriod: &s.Sync,
-		// Controllers wait for their CRDs; their schemas need not be cached.
-		ByObject: map[client.Object]cache.ByObject{&apiextensionsv1.CustomResourceDefinition{}: {Transform: customresourcesgate.TransformStripCRDSchema}},
+		ByObject: map[client.Object]cache.ByObject{
+			// Controllers wait for their CRDs; their schemas need not be cached.
+			&apiextensionsv1.CustomResourceDefinition{}: {Transform: customresourcesgate.TransformStripCRDSchema},
+			// Every Secret of the cluster by name and version only: the data
+			// of the few the provider uses is kept by kube.UsedSecrets.
+			kube.SecretMetadata(): {Transform: kube.StripSecretMetadata},
+		},
 		// managedFields are a large part of every cached object and never read:
 		// memory per runtime matters at thousands of them.
 		DefaultTransform: cache.TransformStripManagedFields(),

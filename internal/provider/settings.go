@@ -59,6 +59,9 @@ type Settings struct {
 
 	WatcherAddr      string
 	WatcherComponent string
+	// WatcherClientCA is a PEM file of the CAs a runtime's forwarded client
+	// certificate must chain to; empty: any certificate names its runtime.
+	WatcherClientCA string
 }
 
 // DefaultSettings are the provider's defaults, its flags' defaults.
@@ -116,6 +119,7 @@ func (s *Settings) Bind(fs *flag.FlagSet) {
 	fs.DurationVar(&s.IASRejectedBackoff, "ias-rejected-credentials-backoff", s.IASRejectedBackoff, "After IAS rejected a ProviderConfig's credentials (401 or 403), how long until one probe with the same credentials; a change of the credentials Secret is tried at once.")
 	fs.BoolVar(&s.KymaBridge, "kyma-bridge", s.KymaBridge, "Keep one EventingAuth composite resource per Kyma CR.")
 	fs.StringVar(&s.WatcherAddr, "runtime-watcher-address", s.WatcherAddr, "Address on which to receive Kyma runtime-watcher events, which repair a runtime's Secret within a second of its change; empty: off. Reachable only through the control plane's gateway (see docs/operations.md).")
+	fs.StringVar(&s.WatcherClientCA, "runtime-watcher-client-ca", s.WatcherClientCA, "PEM file of one or more CA certificates: a runtime-watcher event is taken only if the client certificate the gateway forwards chains to one of them and is valid now (Lifecycle Manager's CA Issuer, see docs/operations.md); others are refused with 401 before anything else.")
 	fs.StringVar(&s.WatcherComponent, "runtime-watcher-component", s.WatcherComponent, "The component in the events' path /v2/<component>/event: the Watcher CR's spec.manager.")
 	fs.IntVar(&s.RuntimeClientCacheSize, "runtime-client-cache-size", s.RuntimeClientCacheSize, "The most runtime clients kept at once, one per kubeconfig (least recently used dropped first).")
 }

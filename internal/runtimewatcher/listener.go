@@ -19,6 +19,7 @@ package runtimewatcher
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,6 +93,10 @@ type Options struct {
 	Metrics    *Metrics
 	Log        logr.Logger
 	Clock      clock.Clock
+	// ClientCAs, if set, are the CAs a runtime's forwarded client certificate
+	// must chain to (--runtime-watcher-client-ca); any other caller is
+	// refused with 401 before anything else is looked at.
+	ClientCAs *x509.CertPool
 }
 
 // Defaulted fills in what is unset.
@@ -139,7 +144,7 @@ type Listener struct {
 // New returns a listener of o that finds RuntimeSecrets with targets.
 func New(o Options, targets Targets) *Listener {
 	o = o.Defaulted()
-	return &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), echoes: newEchoes(), ids: newRuntimeIDs(), limiters: cache.NewExpiringWithClock(o.Clock)}
+	return &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), echoes: newEchoes(), ids: newRuntimeIDs(o.ClientCAs, o.Clock), limiters: cache.NewExpiringWithClock(o.Clock)}
 }
 
 // Addr is the address the listener is bound to; "" before it listens.
@@ -239,6 +244,8 @@ func (l *Listener) check(r *http.Request) (string, []reconcile.Request, *refusal
 	switch {
 	case errors.Is(err, certificate.ErrHeaderMissing):
 		return "", nil, &refusal{http.StatusUnauthorized, DropNoCertificate, err.Error()}
+	case errors.Is(err, errUntrusted):
+		return "", nil, &refusal{http.StatusUnauthorized, DropUntrusted, err.Error()}
 	case err != nil:
 		return "", nil, &refusal{http.StatusUnauthorized, DropBadCertificate, "the client certificate header cannot be read: " + err.Error()}
 	case id == "":
@@ -263,9 +270,6 @@ func (l *Listener) check(r *http.Request) (string, []reconcile.Request, *refusal
 	if len(targets) == 0 {
 		return id, nil, &refusal{http.StatusNotFound, DropUnknownRuntime, fmt.Sprintf("no RuntimeSecret is for runtime %s", id)}
 	}
-	if !l.limiter(id).Allow() {
-		return id, nil, &refusal{http.StatusTooManyRequests, DropFlood, fmt.Sprintf("runtime %s sends more than %v events a second", id, l.o.PerRuntime)}
-	}
 	if gvk := schema.GroupVersionKind(ev.WatchedGvk); gvk != SecretGVK {
 		return id, nil, &refusal{http.StatusUnprocessableEntity, DropWrongObject, fmt.Sprintf("the provider keeps only Secrets on runtimes, not %s", gvk)}
 	}
@@ -277,6 +281,11 @@ func (l *Listener) check(r *http.Request) (string, []reconcile.Request, *refusal
 	}
 	if len(reqs) == 0 {
 		return id, nil, &refusal{http.StatusUnprocessableEntity, DropWrongObject, fmt.Sprintf("the provider keeps no Secret %s on runtime %s", ev.Watched, id)}
+	}
+	// Only an event for an object the runtime holds spends its budget: wrong
+	// or forged ones never push a real runtime's events into 429.
+	if !l.limiter(id).Allow() {
+		return id, nil, &refusal{http.StatusTooManyRequests, DropFlood, fmt.Sprintf("runtime %s sends more than %v events a second", id, l.o.PerRuntime)}
 	}
 	return id, reqs, nil
 }

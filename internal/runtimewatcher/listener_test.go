@@ -125,7 +125,7 @@ func TestListener(t *testing.T) {
 			if got := testutil.ToFloat64(m.received); got != 1 {
 				t.Errorf("received: want 1, got %v", got)
 			}
-			for _, reason := range []string{DropMethod, DropOversized, DropNoCertificate, DropBadCertificate, DropMalformedBody, DropUnknownRuntime, DropWrongObject, DropFlood} {
+			for _, reason := range []string{DropMethod, DropOversized, DropNoCertificate, DropBadCertificate, DropUntrusted, DropMalformedBody, DropUnknownRuntime, DropWrongObject, DropFlood} {
 				want := 0.0
 				if reason == tc.dropped {
 					want = 1

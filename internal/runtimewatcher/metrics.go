@@ -8,6 +8,7 @@ const (
 	DropOversized      = "oversized"
 	DropNoCertificate  = "no_certificate"
 	DropBadCertificate = "bad_certificate"
+	DropUntrusted      = "untrusted_certificate"
 	DropMalformedBody  = "malformed_body"
 	DropUnknownRuntime = "unknown_runtime"
 	DropWrongObject    = "wrong_object"
@@ -65,7 +66,7 @@ func NewMetrics(r prometheus.Registerer) *Metrics {
 			Help: "Events of the provider's own writes on runtimes, which arrive while the write is in flight, taken without a reconcile.",
 		}),
 	}
-	for _, reason := range []string{DropMethod, DropOversized, DropNoCertificate, DropBadCertificate, DropMalformedBody, DropUnknownRuntime, DropWrongObject, DropFlood} {
+	for _, reason := range []string{DropMethod, DropOversized, DropNoCertificate, DropBadCertificate, DropUntrusted, DropMalformedBody, DropUnknownRuntime, DropWrongObject, DropFlood} {
 		m.dropped.WithLabelValues(reason)
 	}
 	for _, trigger := range []string{TriggerEvent, TriggerPoll} {

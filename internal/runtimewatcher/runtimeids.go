@@ -2,11 +2,20 @@ package runtimewatcher
 
 import (
 	"crypto/sha256"
+	"crypto/x509"
+	"errors"
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/kyma-project/runtime-watcher/listener/pkg/v2/certificate"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/lru"
 )
+
+// errUntrusted is a client certificate that does not chain to a trusted CA
+// or is not valid now.
+var errUntrusted = errors.New("the client certificate is not one the trusted CA issued, or not valid now")
 
 // runtimeIDCacheSize is how many runtimes' certificate headers are
 // remembered: those that sent events last, as many as the runtimes whose TLS
@@ -20,14 +29,29 @@ const runtimeIDCacheSize = 1000
 // write, each repair), and parsing it (URL unescaping, PEM, x509) was most of
 // the listener's CPU. Keyed by the header's digest: the same bytes are the
 // same certificate, and the key is 32 bytes, not the certificate.
+//
+// With roots, only a certificate that chains to one of them and is valid now
+// names a runtime; only such certificates are remembered, with their validity,
+// so that a forged header costs a parse and is never kept.
 type runtimeIDs struct {
 	cache *lru.Cache
+	roots *x509.CertPool
+	clock clock.PassiveClock
 }
 
-func newRuntimeIDs() *runtimeIDs { return &runtimeIDs{cache: lru.New(runtimeIDCacheSize)} }
+// runtimeID is a remembered certificate's runtime ID and validity.
+type runtimeID struct {
+	id                  string
+	notBefore, notAfter time.Time
+}
+
+func newRuntimeIDs(roots *x509.CertPool, c clock.PassiveClock) *runtimeIDs {
+	return &runtimeIDs{cache: lru.New(runtimeIDCacheSize), roots: roots, clock: c}
+}
 
 // of returns the runtime ID of request r as certificate.GetCertificateFromHeader
-// reads it ("" if the common name is empty), or that function's error.
+// reads it ("" if the common name is empty), or that function's error, or
+// errUntrusted.
 func (c *runtimeIDs) of(r *http.Request) (string, error) {
 	values := r.Header[certificate.XFCCHeader]
 	if len(values) == 0 || len(values[0]) > certificate.Limit32KiB {
@@ -36,16 +60,38 @@ func (c *runtimeIDs) of(r *http.Request) (string, error) {
 		return "", err
 	}
 	key := sha256.Sum256([]byte(values[0]))
-	if id, ok := c.cache.Get(key); ok {
-		return id.(string), nil
+	now := c.clock.Now()
+	if v, ok := c.cache.Get(key); ok {
+		known := v.(runtimeID)
+		if c.roots != nil && (now.Before(known.notBefore) || now.After(known.notAfter)) {
+			return "", errUntrusted
+		}
+		return known.id, nil
 	}
 	cert, err := certificate.GetCertificateFromHeader(r)
 	if err != nil {
 		return "", err
 	}
+	if c.roots != nil {
+		if _, err := cert.Verify(x509.VerifyOptions{Roots: c.roots, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
+			return "", fmt.Errorf("%w: %s", errUntrusted, verifyCause(err))
+		}
+	}
 	id := cert.Subject.CommonName
 	if id != "" {
-		c.cache.Add(key, id)
+		c.cache.Add(key, runtimeID{id: id, notBefore: cert.NotBefore, notAfter: cert.NotAfter})
 	}
 	return id, nil
+}
+
+// verifyCause names why a certificate was not verified, without its content.
+func verifyCause(err error) string {
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return "expired or not yet valid"
+	case errors.As(err, new(x509.UnknownAuthorityError)):
+		return "signed by an unknown authority"
+	}
+	return "not verified"
 }

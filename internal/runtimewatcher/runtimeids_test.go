@@ -2,6 +2,7 @@ package runtimewatcher
 
 import (
 	"errors"
+	"k8s.io/utils/clock"
 	"net/http/httptest"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestRuntimeIDs(t *testing.T) {
 	}
 	for name, reads := range cases {
 		t.Run(name, func(t *testing.T) {
-			ids := newRuntimeIDs()
+			ids := newRuntimeIDs(nil, clock.RealClock{})
 			for i, rd := range reads {
 				r := httptest.NewRequest("POST", "/", nil)
 				if rd.xfcc != "" {

@@ -48,6 +48,9 @@ type Forwarder struct {
 	URL string
 	// CABundle is the CA the runtime API server trusts the webhook with.
 	CABundle []byte
+	// ClientCA is the CA that issued the runtimes' client certificates, the
+	// one the provider's --runtime-watcher-client-ca names.
+	ClientCA []byte
 	// Sent counts events the listener answered with 200; Refused those it
 	// answered otherwise or that could not be posted.
 	Sent, Refused atomic.Int64
@@ -55,6 +58,7 @@ type Forwarder struct {
 	listener  string
 	runtimeOf func(namespace, name string) string
 	ca        *testcerts.CA
+	clientCA  *testcerts.CA
 	certs     sync.Map // runtime ID -> X-Forwarded-Client-Cert value
 	post      *http.Client
 	srv       *http.Server
@@ -64,10 +68,15 @@ type Forwarder struct {
 // http://host:port/v2/<component>/event); runtimeOf names the runtime an
 // object is on, "" for none it serves (one runtime per API server in a
 // landscape; the bench and the integration suite keep many on one).
-func Start(listenerURL string, runtimeOf func(namespace, name string) string) (*Forwarder, error) {
+// clientCA issues the runtimes' client certificates, as Lifecycle Manager's
+// CA Issuer does; nil: the webhook's own CA.
+func Start(listenerURL string, clientCA *testcerts.CA, runtimeOf func(namespace, name string) string) (*Forwarder, error) {
 	ca, err := testcerts.NewCA("skr-webhook-ca")
 	if err != nil {
 		return nil, err
+	}
+	if clientCA == nil {
+		clientCA = ca
 	}
 	serving, err := ca.IssueServer("skr-webhook")
 	if err != nil {
@@ -81,7 +90,7 @@ func Start(listenerURL string, runtimeOf func(namespace, name string) string) (*
 	if err != nil {
 		return nil, err
 	}
-	f := &Forwarder{URL: "https://" + ln.Addr().String(), CABundle: ca.PEM, listener: listenerURL, runtimeOf: runtimeOf, ca: ca,
+	f := &Forwarder{URL: "https://" + ln.Addr().String(), CABundle: ca.PEM, ClientCA: clientCA.PEM, listener: listenerURL, runtimeOf: runtimeOf, ca: ca, clientCA: clientCA,
 		post: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	f.srv = &http.Server{Handler: http.HandlerFunc(f.review), ReadHeaderTimeout: 10 * time.Second}
 	go f.srv.Serve(ln) //nolint:errcheck // Ends with Close.
@@ -188,7 +197,7 @@ func (f *Forwarder) clientCert(id string) (string, error) {
 	if v, ok := f.certs.Load(id); ok {
 		return v.(string), nil
 	}
-	c, err := f.ca.Issue(id, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+	c, err := f.clientCA.Issue(id, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -34,7 +36,7 @@ import (
 // own.
 func watcherOn(ctx context.Context, b *testing.B) (*skrwebhook.Forwarder, []string) {
 	addr := freeAddr(b)
-	fw, err := skrwebhook.Start("http://"+addr+"/v2/"+runtimewatcher.DefaultComponent+"/event", func(namespace, name string) string {
+	fw, err := skrwebhook.Start("http://"+addr+"/v2/"+runtimewatcher.DefaultComponent+"/event", nil, func(namespace, name string) string {
 		if namespace == steadyNamespace {
 			return name
 		}
@@ -47,7 +49,11 @@ func watcherOn(ctx context.Context, b *testing.B) (*skrwebhook.Forwarder, []stri
 	if err := fw.Register(ctx, rt); err != nil {
 		b.Fatal(err)
 	}
-	return fw, []string{"--runtime-watcher-address=" + addr}
+	ca := filepath.Join(b.TempDir(), "watcher-client-ca.crt")
+	if err := os.WriteFile(ca, fw.ClientCA, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return fw, []string{"--runtime-watcher-address=" + addr, "--runtime-watcher-client-ca=" + ca}
 }
 
 // freeAddr is a loopback address nothing listens on, not handed out before.

@@ -33,6 +33,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 	"github.com/kyma-project/provider-eventing-auth/internal/provider"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
+	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
 )
 
 // The suite's shared control planes and provider.
@@ -49,8 +50,12 @@ var (
 	metrics  *prometheus.Registry
 	runtimes *kymaruntime.Clients
 	running  *providerProcess
-	// watcher is its runtime-watcher listener, on a loopback port.
-	watcher *runtimewatcher.Listener
+	// watcher is its runtime-watcher listener, on a loopback port; it takes
+	// only client certificates that watcherCA issued.
+	watcher   *runtimewatcher.Listener
+	watcherCA *testcerts.CA
+	// watcherCAFile is watcherCA's PEM, --runtime-watcher-client-ca.
+	watcherCAFile string
 	// kubeconfigs remembers every kubeconfig handed to the provider, to search for leaks.
 	kubeconfigs = &secretLedger{}
 	logs        = &syncBuffer{}
@@ -155,6 +160,22 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M, cfg *ctrlConfig) int {
 	ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.Level(zapcore.DebugLevel)))
+	var err error
+	if watcherCA, err = testcerts.NewCA("klm-watcher CA"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	dir, err := os.MkdirTemp("", "provider-eventing-auth-integration")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir) //nolint:errcheck // A temporary folder.
+	watcherCAFile = filepath.Join(dir, "watcher-client-ca.crt")
+	if err := os.WriteFile(watcherCAFile, watcherCA.PEM, 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	p, err := startProvider(cfg, false)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -202,6 +223,7 @@ func settings() provider.Settings {
 	s.RuntimeUnreachableDeletion = unreachableDeletion
 	s.RuntimeClientCacheSize = runtimeCacheSize
 	s.WatcherAddr = "127.0.0.1:0"
+	s.WatcherClientCA = watcherCAFile
 	return s
 }
 

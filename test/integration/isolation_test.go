@@ -1,8 +1,12 @@
 package integration
 
 import (
+	"encoding/pem"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,6 +180,13 @@ func testCredentialsRejected(t *testing.T) {
 // settings and credentials.
 func pointAt(t *testing.T, ns, runtimeID, server string) {
 	t.Helper()
+	pointAtWithCA(t, ns, runtimeID, server, nil)
+}
+
+// pointAtWithCA points a runtime's kubeconfig at another server, trusting
+// the PEM CA ca instead of the runtime's if it is set.
+func pointAtWithCA(t *testing.T, ns, runtimeID, server string, ca []byte) {
+	t.Helper()
 	g := NewWithT(t)
 	s := &corev1.Secret{}
 	// The cache may not hold a Secret created a moment ago.
@@ -184,8 +195,34 @@ func pointAt(t *testing.T, ns, runtimeID, server string) {
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, c := range cfg.Clusters {
 		c.Server = server
+		if ca != nil {
+			c.CertificateAuthorityData = ca
+		}
 	}
 	s.Data["config"], err = clientcmd.Write(*cfg)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(k8s.Update(ctx, s)).To(Succeed())
+}
+
+// testRuntimeRedirects: a runtime's API server that answers with a redirect
+// to another host, whose certificate the same CA signed, fails the
+// RuntimeSecret with a condition that says so; the other host never sees the
+// runtime's token or the Secret.
+func testRuntimeRedirects(t *testing.T) {
+	t.Parallel()
+	ns, rs, _ := readyRuntimeSecret(t, rtEnv, rt, "rt-redirects")
+	var reached atomic.Int32
+	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		reached.Add(1)
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	defer other.Close()
+	redirecting := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: redirecting.Certificate().Raw})
+	pointAtWithCA(t, ns, "rt-redirects", redirecting.URL, ca)
+	expectSyncedFalse(t, rs, "a redirect to another address, not followed")
+	NewWithT(t).Consistently(reached.Load, 2*poll, 200*time.Millisecond).Should(BeZero(), "requests reached the redirect's target")
 }

@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -8,6 +10,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
+	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
 )
 
 // testRuntimeWatcherRepairs: the runtime API server's webhook (the
@@ -19,7 +22,7 @@ func testRuntimeWatcherRepairs(t *testing.T) {
 	const id = "rt-watched"
 	ns, _, data := readyRuntimeSecret(t, rtEnv, rt, id)
 	g.Eventually(watcher.Addr, timeout, 100*time.Millisecond).ShouldNot(BeEmpty())
-	fw, err := skrwebhook.Start("http://"+watcher.Addr()+watcher.Path(), func(namespace, _ string) string {
+	fw, err := skrwebhook.Start("http://"+watcher.Addr()+watcher.Path(), watcherCA, func(namespace, _ string) string {
 		if namespace == ns {
 			return id
 		}
@@ -57,4 +60,62 @@ func testRuntimeWatcherRepairs(t *testing.T) {
 	// Each repair's echo arrived while its write was in flight (the webhook
 	// waits for the listener), so it brought no reconcile.
 	g.Expect(scrape(g)["eventing_auth_watcher_echoes_total{}"]-echoes0).To(Equal(2.0), "echoes taken without a reconcile")
+}
+
+// testRuntimeWatcherRefusesForgedCertificates: an event sent straight to the
+// listener with a certificate that no trusted CA issued, naming a real
+// runtime and the Secret it holds, is refused with 401 and brings no
+// reconcile, however many come; the runtime's own events still repair.
+func testRuntimeWatcherRefusesForgedCertificates(t *testing.T) {
+	g := NewWithT(t)
+	const id = "rt-forged"
+	ns, rs, data := readyRuntimeSecret(t, rtEnv, rt, id)
+	g.Eventually(watcher.Addr, timeout, 100*time.Millisecond).ShouldNot(BeEmpty())
+	forger, err := testcerts.NewCA("klm-watcher CA")
+	g.Expect(err).NotTo(HaveOccurred())
+	forged, err := forger.Issue(id, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	g.Expect(err).NotTo(HaveOccurred())
+	body := `{"watched":{"namespace":"kyma-system","name":"eventing-webhook-auth"},"watchedGvk":{"group":"","version":"v1","kind":"Secret"}}`
+	repairs := func(trigger string) float64 {
+		return scrape(g)[`eventing_auth_runtime_secret_repairs_total{trigger="`+trigger+`"}`]
+	}
+	byEvent, byPoll := repairs(runtimewatcher.TriggerEvent), repairs(runtimewatcher.TriggerPoll)
+	dropped := scrape(g)[`eventing_auth_watcher_events_dropped_total{reason="untrusted_certificate"}`]
+	// The Secret is deleted with no webhook on the runtime: only a poll, or
+	// an event taken, puts it back.
+	g.Expect(rt.Delete(ctx, onRuntime(g, rt, ns, "eventing-webhook-auth"))).To(Succeed())
+	for range 30 {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+watcher.Addr()+watcher.Path(), strings.NewReader(body))
+		g.Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("X-Forwarded-Client-Cert", skrwebhook.XFCC(forged.Cert))
+		resp, err := http.DefaultClient.Do(req)
+		g.Expect(err).NotTo(HaveOccurred())
+		_ = resp.Body.Close()
+		g.Expect(resp.StatusCode).To(Equal(http.StatusUnauthorized))
+	}
+	g.Expect(scrape(g)[`eventing_auth_watcher_events_dropped_total{reason="untrusted_certificate"}`] - dropped).To(Equal(30.0))
+	g.Eventually(func(g Gomega) {
+		g.Expect(onRuntime(g, rt, ns, "eventing-webhook-auth").Data).To(Equal(data))
+	}, 2*poll, 50*time.Millisecond).Should(Succeed(), "the Secret is put back by a poll")
+	g.Eventually(func() float64 { return repairs(runtimewatcher.TriggerPoll) }, time.Second, 50*time.Millisecond).Should(Equal(byPoll + 1))
+	g.Expect(repairs(runtimewatcher.TriggerEvent)).To(Equal(byEvent), "a forged event brought a repair")
+
+	// The runtime's own event, through the gateway, still repairs at once.
+	fw, err := skrwebhook.Start("http://"+watcher.Addr()+watcher.Path(), watcherCA, func(namespace, _ string) string {
+		if namespace == ns {
+			return id
+		}
+		return ""
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(fw.Close)
+	g.Expect(fw.Register(ctx, rt)).To(Succeed())
+	t.Cleanup(func() { _ = fw.Deregister(ctx, rt) })
+	g.Expect(rt.Delete(ctx, onRuntime(g, rt, ns, "eventing-webhook-auth"))).To(Succeed())
+	byEvent = repairs(runtimewatcher.TriggerEvent)
+	g.Eventually(func(g Gomega) {
+		g.Expect(onRuntime(g, rt, ns, "eventing-webhook-auth").Data).To(Equal(data))
+	}, poll, 50*time.Millisecond).Should(Succeed(), "the Secret is put back within a poll")
+	g.Eventually(func() float64 { return repairs(runtimewatcher.TriggerEvent) }, time.Second, 50*time.Millisecond).Should(Equal(byEvent+1), "put back by the runtime's event")
+	waitReady(t, rs)
 }

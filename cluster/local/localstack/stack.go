@@ -100,6 +100,9 @@ type Stack struct {
 	// Watcher forwards them from the runtime API server.
 	WatcherAddr string
 	Watcher     *skrwebhook.Forwarder
+	// WatcherClientCA is the file of the CA the runtimes' client
+	// certificates chain to, the provider's --runtime-watcher-client-ca.
+	WatcherClientCA string
 
 	o             Options
 	mgmt, runtime *envtest.Environment

@@ -20,13 +20,18 @@ func (s *Stack) runtimeWatcher(ctx context.Context) error {
 		return err
 	}
 	s.WatcherAddr = addr
-	fw, err := skrwebhook.Start("http://"+addr+"/v2/"+runtimewatcher.DefaultComponent+"/event",
+	fw, err := skrwebhook.Start("http://"+addr+"/v2/"+runtimewatcher.DefaultComponent+"/event", nil,
 		func(string, string) string { return s.runtimeID.Load().(string) }) //nolint:forcetypeassert // Set in Start.
 	if err != nil {
 		return err
 	}
 	s.closers = append(s.closers, fw.Close)
 	s.Watcher = fw
+	// The CA the gateway trusts, as cluster/install.yaml mounts it.
+	s.WatcherClientCA = filepath.Join(s.Work, "watcher-client-ca.crt")
+	if err := os.WriteFile(s.WatcherClientCA, fw.ClientCA, 0o600); err != nil {
+		return err
+	}
 	if err := fw.Register(ctx, s.RuntimeKube); err != nil {
 		return err
 	}

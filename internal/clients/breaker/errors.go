@@ -69,6 +69,10 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s %s failed (%s); next try at %s", what, e.Target, e.Cause, next)
 }
 
+// ErrRedirect is a target that answered with a redirect, which is never
+// followed: requests carry credentials meant for the target alone.
+var ErrRedirect = errors.New("redirect, not followed")
+
 // IsTargetFailure tells whether err is a call to a target that failed or was
 // refused because the target is failing (not because it rejected credentials).
 func IsTargetFailure(err error) bool {
@@ -107,6 +111,8 @@ func Cause(resp *http.Response, err error) string {
 		recErr  tls.RecordHeaderError
 	)
 	switch {
+	case errors.Is(err, ErrRedirect):
+		return "a redirect to another address, not followed"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return "timeout"
 	case errors.Is(err, syscall.ECONNREFUSED):

@@ -7,6 +7,8 @@ import (
 	"regexp"
 
 	xperrors "github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/bodyctx"
 )
 
 // MaxAnswerBytes bounds every answer body read from IAS, the well-known
@@ -35,33 +37,8 @@ func (e *TooLargeError) Error() string {
 
 // limitBody fails a read past MaxAnswerBytes, so that no decoder holds more.
 func limitBody(rc io.ReadCloser, op string) io.ReadCloser {
-	return &limitedBody{rc: rc, op: op, left: MaxAnswerBytes}
+	return bodyctx.Limit(rc, MaxAnswerBytes, func() error { return &TooLargeError{Operation: op, Limit: MaxAnswerBytes} })
 }
-
-type limitedBody struct {
-	rc   io.ReadCloser
-	op   string
-	left int64
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		// One byte more tells a body of exactly the limit from a larger one.
-		var one [1]byte
-		if n, _ := b.rc.Read(one[:]); n > 0 {
-			return 0, &TooLargeError{Operation: b.op, Limit: MaxAnswerBytes}
-		}
-		return b.rc.Read(p)
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
-
-func (b *limitedBody) Close() error { return b.rc.Close() }
 
 // Page limits of one listing. A listing stops with a PageLimitError once it
 // has read more pages than the tenant could hold: twice the pages its last

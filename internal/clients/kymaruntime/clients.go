@@ -175,6 +175,9 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 		// TLS errors name what failed to parse, never the data.
 		return nil, refused("cannot build a client from its TLS settings: %v", err)
 	}
+	// The guard turns every redirect into a failure already; this keeps it so
+	// should the transport change.
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return breaker.ErrRedirect }
 	core, err := corev1client.NewForConfigAndClient(rc, hc)
 	if err != nil {
 		return nil, refused("cannot build a client from it")

@@ -2,6 +2,7 @@ package kymaruntime
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -39,7 +40,14 @@ const MaxDelay = 5 * time.Minute
 // hibernation wave takes a thousand runtimes at once between two polls.
 const Fresh = 30 * time.Second
 
-// guard sends each request through the runtime's circuit, with a timeout.
+// MaxAnswerBytes bounds what is read of one answer of a runtime's API server:
+// the provider reads one Secret at a time, which the API server holds to 1 MiB.
+const MaxAnswerBytes = 4 << 20
+
+var errAnswerTooLarge = fmt.Errorf("the runtime's answer is larger than %d MiB and was not read", MaxAnswerBytes>>20)
+
+// guard sends each request through the runtime's circuit, with a timeout,
+// refuses to follow redirects and bounds the answers it reads.
 type guard struct {
 	next    http.RoundTripper
 	call    breaker.Guard
@@ -55,7 +63,20 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 			cancel()
 			return nil, err
 		}
-		resp.Body = bodyctx.CancelOnClose(resp.Body, cancel)
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.StatusCode != http.StatusNotModified {
+			// Never followed: the request carries the runtime's token or
+			// client certificate and a Secret's data, which go to the
+			// kubeconfig's server only. A failure, for the circuit too.
+			_ = resp.Body.Close()
+			cancel()
+			return nil, breaker.ErrRedirect
+		}
+		if resp.ContentLength > MaxAnswerBytes {
+			_ = resp.Body.Close()
+			cancel()
+			return nil, errAnswerTooLarge
+		}
+		resp.Body = bodyctx.CancelOnClose(bodyctx.Limit(resp.Body, MaxAnswerBytes, func() error { return errAnswerTooLarge }), cancel)
 		return resp, nil
 	}})
 }

@@ -1,0 +1,160 @@
+package runtimewatcher
+
+import (
+	"context"
+	"crypto/x509"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"k8s.io/client-go/util/workqueue"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
+	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
+)
+
+// countingTargets counts the lookups, which read the provider's cache.
+type countingTargets struct {
+	targets
+	lookups atomic.Int32
+}
+
+func (c *countingTargets) Of(ctx context.Context, id string) ([]Target, error) {
+	c.lookups.Add(1)
+	return c.targets.Of(ctx, id)
+}
+
+// TestListenerAuthenticates: with client CAs, only a certificate that chains
+// to one of them and is valid now names a runtime; any other is refused with
+// 401 before the cache, the runtime's budget or the workqueue is touched, and
+// says nothing of which runtimes exist.
+func TestListenerAuthenticates(t *testing.T) {
+	now := time.Now()
+	gateway, err := testcerts.NewCA("klm-watcher CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forger, err := testcerts.NewCA("klm-watcher CA") // same name, other key
+	if err != nil {
+		t.Fatal(err)
+	}
+	issue := func(ca *testcerts.CA, cn string, from, to time.Time) string {
+		c, err := ca.Issue(cn, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return skrwebhook.XFCC(c.Cert)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(gateway.PEM)
+	cases := map[string]struct {
+		xfcc    string
+		code    int
+		dropped string
+	}{
+		"issued by the trusted CA":            {xfcc: issue(gateway, "rt-1", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusOK},
+		"forged, a real runtime's ID":         {xfcc: issue(forger, "rt-1", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
+		"forged, an unknown runtime's ID":     {xfcc: issue(forger, "rt-unknown", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
+		"trusted CA, expired":                 {xfcc: issue(gateway, "rt-1", now.Add(-2*time.Hour), now.Add(-time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
+		"trusted CA, not yet valid":           {xfcc: issue(gateway, "rt-1", now.Add(time.Hour), now.Add(2*time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
+		"no certificate":                      {code: http.StatusUnauthorized, dropped: DropNoCertificate},
+		"trusted CA, a runtime not kept here": {xfcc: issue(gateway, "rt-unknown", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusNotFound, dropped: DropUnknownRuntime},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := NewMetrics(prometheus.NewRegistry())
+			tg := &countingTargets{targets: oneRuntime}
+			l := New(Options{Metrics: m, ClientCAs: roots, Clock: clocktesting.NewFakeClock(now)}, tg)
+			q := &queue{}
+			var qi workqueue.TypedRateLimitingInterface[reconcile.Request] = q
+			l.queue.Store(&qi)
+			r := httptest.NewRequest(http.MethodPost, l.Path(), strings.NewReader(goodBody))
+			if tc.xfcc != "" {
+				r.Header.Set("X-Forwarded-Client-Cert", tc.xfcc)
+			}
+			w := httptest.NewRecorder()
+			l.ServeHTTP(w, r)
+			if w.Code != tc.code {
+				t.Fatalf("code %d (%s), want %d", w.Code, w.Body.String(), tc.code)
+			}
+			if tc.dropped != "" {
+				if got := testutil.ToFloat64(m.dropped.WithLabelValues(tc.dropped)); got != 1 {
+					t.Errorf("dropped{reason=%q} = %v, want 1", tc.dropped, got)
+				}
+			}
+			if tc.code == http.StatusUnauthorized {
+				if n := tg.lookups.Load(); n != 0 || len(q.added) != 0 || l.limiters.Len() != 0 {
+					t.Errorf("refused, yet %d cache lookups, %d enqueued, %d budgets", n, len(q.added), l.limiters.Len())
+				}
+				if strings.Contains(w.Body.String(), "rt-") {
+					t.Errorf("the refusal names a runtime: %s", w.Body.String())
+				}
+			}
+		})
+	}
+}
+
+// TestListenerCertificateExpiresWhileKnown: a certificate remembered while
+// valid is refused once it expired.
+func TestListenerCertificateExpiresWhileKnown(t *testing.T) {
+	now := time.Now()
+	gateway, _ := testcerts.NewCA("klm-watcher CA")
+	c, err := gateway.Issue("rt-1", now.Add(-time.Hour), now.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(gateway.PEM)
+	clock := clocktesting.NewFakeClock(now)
+	l := New(Options{ClientCAs: roots, Clock: clock}, oneRuntime)
+	q := &queue{}
+	var qi workqueue.TypedRateLimitingInterface[reconcile.Request] = q
+	l.queue.Store(&qi)
+	send := func() int {
+		r := httptest.NewRequest(http.MethodPost, l.Path(), strings.NewReader(goodBody))
+		r.Header.Set("X-Forwarded-Client-Cert", skrwebhook.XFCC(c.Cert))
+		w := httptest.NewRecorder()
+		l.ServeHTTP(w, r)
+		return w.Code
+	}
+	var codes []int
+	codes = append(codes, send())
+	clock.Step(2 * time.Minute)
+	codes = append(codes, send())
+	if want := []int{http.StatusOK, http.StatusUnauthorized}; !cmp.Equal(want, codes) {
+		t.Errorf("codes %v, want %v", codes, want)
+	}
+}
+
+// TestListenerBudgetOnlyForValidEvents: events for objects a runtime does not
+// hold never spend its budget, so a real event after them is taken.
+func TestListenerBudgetOnlyForValidEvents(t *testing.T) {
+	l := New(Options{Clock: clocktesting.NewFakeClock(time.Now())}, oneRuntime)
+	q := &queue{}
+	var qi workqueue.TypedRateLimitingInterface[reconcile.Request] = q
+	l.queue.Store(&qi)
+	rt1 := xfcc(t, "rt-1")
+	send := func(body string) int {
+		r := httptest.NewRequest(http.MethodPost, l.Path(), strings.NewReader(body))
+		r.Header.Set("X-Forwarded-Client-Cert", rt1)
+		w := httptest.NewRecorder()
+		l.ServeHTTP(w, r)
+		return w.Code
+	}
+	for range 20 {
+		if code := send(`{"watched":{"Namespace":"kyma-system","Name":"not-held"},"watchedGvk":{"version":"v1","kind":"Secret"}}`); code != http.StatusUnprocessableEntity {
+			t.Fatalf("an event for a Secret the runtime does not hold: %d, want 422", code)
+		}
+	}
+	if code := send(goodBody); code != http.StatusOK {
+		t.Errorf("the real event after 20 wrong ones: %d, want 200", code)
+	}
+}
