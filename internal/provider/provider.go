@@ -131,16 +131,9 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 		Timeout: s.RuntimeTimeout, ConnectTimeout: s.RuntimeConnectTimeout,
 		Metrics: kymaruntime.NewMetrics(p.Metrics), Breakers: kymaruntime.NewBreakers(bm)})}
 	if s.WatcherAddr != "" {
-		cas, err := runtimewatcher.LoadClientCAs(s.WatcherClientCA)
-		if err != nil {
+		if out.Watcher, err = newWatcher(s, p, mgr); err != nil {
 			return nil, err
 		}
-		if cas == nil {
-			p.Log.Info("The runtime-watcher listener authenticates no caller: set --runtime-watcher-client-ca, or let nothing but the gateway reach it")
-		}
-		out.Watcher = runtimewatcher.New(runtimewatcher.Options{Addr: s.WatcherAddr, Component: s.WatcherComponent, ClientCAs: cas,
-			Metrics: runtimewatcher.NewMetrics(p.Metrics), Log: p.Log.WithName("runtime-watcher")},
-			runtimesecret.Targets{Reader: mgr.GetClient()})
 	}
 	configs := eacontroller.Configs{
 		IASApplication: iasapplication.Config{Logons: pool, TenantClients: inventory.New(pool, inventory.NewMetrics(p.Metrics)),

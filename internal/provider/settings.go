@@ -62,6 +62,8 @@ type Settings struct {
 	// WatcherClientCA is a PEM file of the CAs a runtime's forwarded client
 	// certificate must chain to; empty: any certificate names its runtime.
 	WatcherClientCA string
+	// WatcherAdvertise is where the other replicas reach this one's listener.
+	WatcherAdvertise string
 }
 
 // DefaultSettings are the provider's defaults, its flags' defaults.
@@ -120,6 +122,7 @@ func (s *Settings) Bind(fs *flag.FlagSet) {
 	fs.BoolVar(&s.KymaBridge, "kyma-bridge", s.KymaBridge, "Keep one EventingAuth composite resource per Kyma CR.")
 	fs.StringVar(&s.WatcherAddr, "runtime-watcher-address", s.WatcherAddr, "Address on which to receive Kyma runtime-watcher events, which repair a runtime's Secret within a second of its change; empty: off. Reachable only through the control plane's gateway (see docs/operations.md).")
 	fs.StringVar(&s.WatcherClientCA, "runtime-watcher-client-ca", s.WatcherClientCA, "PEM file of one or more CA certificates: a runtime-watcher event is taken only if the client certificate the gateway forwards chains to one of them and is valid now (Lifecycle Manager's CA Issuer, see docs/operations.md); others are refused with 401 before anything else.")
+	fs.StringVar(&s.WatcherAdvertise, "runtime-watcher-advertise-address", s.WatcherAdvertise, "With --leader-election: host:port at which the other replicas reach this replica's runtime-watcher listener (the pod's IP and the listener's port); a standby hands every event it gets to the leader there.")
 	fs.StringVar(&s.WatcherComponent, "runtime-watcher-component", s.WatcherComponent, "The component in the events' path /v2/<component>/event: the Watcher CR's spec.manager.")
 	fs.IntVar(&s.RuntimeClientCacheSize, "runtime-client-cache-size", s.RuntimeClientCacheSize, "The most runtime clients kept at once, one per kubeconfig (least recently used dropped first).")
 }

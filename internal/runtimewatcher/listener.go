@@ -97,6 +97,11 @@ type Options struct {
 	// must chain to (--runtime-watcher-client-ca); any other caller is
 	// refused with 401 before anything else is looked at.
 	ClientCAs *x509.CertPool
+	// Advertise is where the other replicas reach this listener
+	// (--runtime-watcher-advertise-address), and Leader where the leader
+	// publishes its own: with both, a standby hands events to the leader.
+	Advertise string
+	Leader    LeaderAddress
 }
 
 // Defaulted fills in what is unset.
@@ -133,6 +138,9 @@ type Listener struct {
 	repairs *repairs
 	echoes  *echoes
 	ids     *runtimeIDs
+	// held are the events this replica could not hand on while it stood by.
+	held         *held
+	handOnClient *http.Client
 
 	queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
 	addr  atomic.Pointer[string] // bound address, once listening
@@ -144,7 +152,9 @@ type Listener struct {
 // New returns a listener of o that finds RuntimeSecrets with targets.
 func New(o Options, targets Targets) *Listener {
 	o = o.Defaulted()
-	return &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), echoes: newEchoes(), ids: newRuntimeIDs(o.ClientCAs, o.Clock), limiters: cache.NewExpiringWithClock(o.Clock)}
+	return &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), echoes: newEchoes(), ids: newRuntimeIDs(o.ClientCAs, o.Clock),
+		limiters: cache.NewExpiringWithClock(o.Clock), held: &held{},
+		handOnClient: &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
 // Addr is the address the listener is bound to; "" before it listens.
@@ -158,34 +168,50 @@ func (l *Listener) Addr() string {
 // Path is where events are posted.
 func (l *Listener) Path() string { return fmt.Sprintf("/v2/%s/event", l.o.Component) }
 
+// Start serves events until ctx ends, on every replica from the process's
+// start (a manager Runnable that needs no leadership): the watcher Service
+// sends each event to any replica, and a standby hands it to the leader.
+func (l *Listener) Start(ctx context.Context) error {
+	ln, err := net.Listen("tcp", l.o.Addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen for runtime-watcher events on %s: %w", l.o.Addr, err)
+	}
+	bound := ln.Addr().String()
+	l.addr.Store(&bound)
+	mux := http.NewServeMux()
+	mux.Handle(l.Path(), l)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx) //nolint:errcheck // Stopping anyway.
+	}()
+	l.o.Log.Info("Listening for runtime-watcher events", "address", bound, "path", l.Path())
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("the runtime-watcher listener stopped: %w", err)
+	}
+	return nil
+}
+
+// NeedLeaderElection is false: every replica listens.
+func (l *Listener) NeedLeaderElection() bool { return false }
+
 // Source is the listener as a source of the RuntimeSecret controller: when the
 // controller starts (on the leader, once its caches synced) the listener
-// listens, and enqueues into its queue.
+// enqueues into its queue, publishes its address for the standbys, and takes
+// the events it held while it stood by.
 func (l *Listener) Source() source.Source {
 	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-		ln, err := net.Listen("tcp", l.o.Addr)
-		if err != nil {
-			return fmt.Errorf("cannot listen for runtime-watcher events on %s: %w", l.o.Addr, err)
-		}
 		l.queue.Store(&q)
-		bound := ln.Addr().String()
-		l.addr.Store(&bound)
-		mux := http.NewServeMux()
-		mux.Handle(l.Path(), l)
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
-			BaseContext: func(net.Listener) context.Context { return ctx }}
-		go func() {
-			<-ctx.Done()
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = srv.Shutdown(sctx) //nolint:errcheck // Stopping anyway.
-		}()
-		go func() {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				l.o.Log.Error(err, "The runtime-watcher listener stopped")
+		if l.o.Leader != nil && l.o.Advertise != "" {
+			if err := l.o.Leader.Set(ctx, l.o.Advertise); err != nil {
+				// The standbys hold what they get until they reach a leader.
+				l.o.Log.Error(err, "Cannot publish the runtime-watcher listener's address for the standby replicas")
 			}
-		}()
-		l.o.Log.Info("Listening for runtime-watcher events", "address", bound, "path", l.Path())
+		}
+		l.replay(ctx)
 		return nil
 	})
 }
@@ -201,19 +227,15 @@ type refusal struct {
 // ServeHTTP checks one event and enqueues the RuntimeSecrets it concerns.
 func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l.o.Metrics.received.Inc()
-	id, reqs, ref := l.check(r)
-	if ref != nil {
-		l.o.Metrics.dropped.WithLabelValues(ref.reason).Inc()
-		if ref.code == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", strconv.Itoa(int(1/float64(l.o.PerRuntime))+1))
-		}
-		l.o.Log.V(1).Info("Refused a runtime-watcher event", "runtime", id, "reason", ref.reason, "message", ref.msg)
-		http.Error(w, ref.msg, ref.code)
-		return
-	}
 	q := l.queue.Load()
 	if q == nil {
-		http.Error(w, "the RuntimeSecret controller has not started", http.StatusServiceUnavailable)
+		// A standby, or a leader whose controller has not started yet.
+		l.handOn(w, r)
+		return
+	}
+	id, reqs, ref := l.check(r)
+	if ref != nil {
+		l.refuse(w, id, ref)
 		return
 	}
 	for _, req := range reqs {
@@ -229,27 +251,46 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// refuse answers a request not taken, and counts it.
+func (l *Listener) refuse(w http.ResponseWriter, id string, ref *refusal) {
+	l.o.Metrics.dropped.WithLabelValues(ref.reason).Inc()
+	if ref.code == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", strconv.Itoa(int(1/float64(l.o.PerRuntime))+1))
+	}
+	l.o.Log.V(1).Info("Refused a runtime-watcher event", "runtime", id, "reason", ref.reason, "message", ref.msg)
+	http.Error(w, ref.msg, ref.code)
+}
+
+// authenticate reads the runtime ID as Lifecycle Manager does, the common
+// name of the client certificate the gateway forwards, once that certificate
+// is trusted.
+func (l *Listener) authenticate(r *http.Request) (string, *refusal) {
+	if r.ContentLength > maxBody {
+		return "", &refusal{http.StatusRequestEntityTooLarge, DropOversized, fmt.Sprintf("a body over %d bytes is not accepted", maxBody)}
+	}
+	id, err := l.ids.of(r)
+	switch {
+	case errors.Is(err, certificate.ErrHeaderMissing):
+		return "", &refusal{http.StatusUnauthorized, DropNoCertificate, err.Error()}
+	case errors.Is(err, errUntrusted):
+		return "", &refusal{http.StatusUnauthorized, DropUntrusted, err.Error()}
+	case err != nil:
+		return "", &refusal{http.StatusUnauthorized, DropBadCertificate, "the client certificate header cannot be read: " + err.Error()}
+	case id == "":
+		return "", &refusal{http.StatusBadRequest, DropBadCertificate, "the client certificate's common name, the runtime ID, is empty"}
+	}
+	return id, nil
+}
+
 // check reads and checks a request: the runtime it came from and the requests
 // to enqueue, or why it is refused.
 func (l *Listener) check(r *http.Request) (string, []reconcile.Request, *refusal) {
 	if r.Method != http.MethodPost {
 		return "", nil, &refusal{http.StatusMethodNotAllowed, DropMethod, "only POST is served"}
 	}
-	if r.ContentLength > maxBody {
-		return "", nil, &refusal{http.StatusRequestEntityTooLarge, DropOversized, fmt.Sprintf("a body over %d bytes is not accepted", maxBody)}
-	}
-	// Lifecycle Manager's reading of the runtime ID: the common name of the
-	// client certificate the gateway forwards.
-	id, err := l.ids.of(r)
-	switch {
-	case errors.Is(err, certificate.ErrHeaderMissing):
-		return "", nil, &refusal{http.StatusUnauthorized, DropNoCertificate, err.Error()}
-	case errors.Is(err, errUntrusted):
-		return "", nil, &refusal{http.StatusUnauthorized, DropUntrusted, err.Error()}
-	case err != nil:
-		return "", nil, &refusal{http.StatusUnauthorized, DropBadCertificate, "the client certificate header cannot be read: " + err.Error()}
-	case id == "":
-		return "", nil, &refusal{http.StatusBadRequest, DropBadCertificate, "the client certificate's common name, the runtime ID, is empty"}
+	id, ref := l.authenticate(r)
+	if ref != nil {
+		return id, nil, ref
 	}
 	ev := types.WatchEvent{}
 	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxBody)).Decode(&ev); err != nil {

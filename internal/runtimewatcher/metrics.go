@@ -31,6 +31,7 @@ type Metrics struct {
 	fights    prometheus.Counter
 	writes    prometheus.Counter
 	echoes    prometheus.Counter
+	handed    *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics with r. Every series exists from the start,
@@ -65,6 +66,13 @@ func NewMetrics(r prometheus.Registerer) *Metrics {
 			Name: "eventing_auth_watcher_echoes_total",
 			Help: "Events of the provider's own writes on runtimes, which arrive while the write is in flight, taken without a reconcile.",
 		}),
+		handed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "eventing_auth_watcher_events_handed_total",
+			Help: "Events a standby replica took: forwarded to the leader, held while no leader could be reached, replayed once it became the leader, or dropped as the oldest held.",
+		}, []string{"how"}),
+	}
+	for _, how := range []string{HandedForwarded, HandedHeld, HandedReplayed, HandedDropped} {
+		m.handed.WithLabelValues(how)
 	}
 	for _, reason := range []string{DropMethod, DropOversized, DropNoCertificate, DropBadCertificate, DropUntrusted, DropMalformedBody, DropUnknownRuntime, DropWrongObject, DropFlood} {
 		m.dropped.WithLabelValues(reason)
@@ -72,6 +80,6 @@ func NewMetrics(r prometheus.Registerer) *Metrics {
 	for _, trigger := range []string{TriggerEvent, TriggerPoll} {
 		m.repairs.WithLabelValues(trigger)
 	}
-	r.MustRegister(m.received, m.dropped, m.lastEvent, m.repairs, m.fights, m.writes, m.echoes)
+	r.MustRegister(m.received, m.dropped, m.lastEvent, m.repairs, m.fights, m.writes, m.echoes, m.handed)
 	return m
 }

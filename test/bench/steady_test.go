@@ -47,7 +47,9 @@ const steadyNamespace = "runtimes"
 //   - the average IAS load over BENCH_STEADY_WINDOW (default the 5m poll), with
 //     one app deleted and one changed in IAS, both of which must be repaired
 //     within the poll (plus its jitter and the inventory age);
-//   - the provider's resident memory.
+//   - the provider's resident memory, beside BENCH_UNRELATED_SECRETS (default
+//     as many as runtimes) Secrets of other components in the management
+//     cluster, which the provider must not keep.
 func BenchmarkSteady(b *testing.B) {
 	n := envInt("BENCH_RUNTIMES", 10000)
 	window := 5 * time.Minute
@@ -58,7 +60,10 @@ func BenchmarkSteady(b *testing.B) {
 		ctx := context.Background()
 		start := time.Now()
 		ids := seed(ctx, b, n)
+		unrelated := envInt("BENCH_UNRELATED_SECRETS", n)
+		seedUnrelatedSecrets(ctx, b, unrelated)
 		fmt.Printf("BENCH steady_seed_s_%d %.1f\n", n, time.Since(start).Seconds())
+		fmt.Printf("BENCH unrelated_secrets_%d %d\n", n, unrelated)
 		fw, watcherArgs := watcherOn(ctx, b)
 		restartCycle(ctx, b, n, ids, watcherArgs...)
 		cpu0, atRest := benchfig.UsageOf(provider.Process.Pid).CPU, time.Now()
@@ -99,6 +104,29 @@ func seed(ctx context.Context, b *testing.B, n int) []string {
 		b.Fatal(err)
 	}
 	return ids
+}
+
+// seedUnrelatedSecrets makes n Secrets of other components in a namespace of
+// their own, 2 KiB of data each and the copy kubectl apply keeps of it.
+func seedUnrelatedSecrets(ctx context.Context, b *testing.B, n int) {
+	const other = "other-component"
+	if err := mgmt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}); err != nil {
+		b.Fatal(err)
+	}
+	data := strings.Repeat("x", 2048)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(48)
+	for i := range n {
+		g.Go(func() error {
+			return mgmt.Create(gctx, &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Namespace: other, Name: fmt.Sprintf("unrelated-%05d", i),
+					Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"token":"` + data + `"}}`}},
+				StringData: map[string]string{"token": data}})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // seedOne makes one runtime's app, objects and runtime Secret. Secrets were

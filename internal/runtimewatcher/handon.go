@@ -1,0 +1,209 @@
+package runtimewatcher
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// With leader election every replica listens, since the watcher Service
+// sends each event to any of them; only the leader runs the RuntimeSecret
+// controller. A standby hands an event on to the leader, whose address the
+// leader publishes (LeaderAddress); while there is none it can reach (the
+// leader was killed and the lease not yet taken over), the standby holds the
+// event and replays it into its own controller should it become the leader.
+
+// How events are handed on, the values of the how label.
+const (
+	HandedForwarded = "forwarded"
+	HandedHeld      = "held"
+	HandedReplayed  = "replayed"
+	HandedDropped   = "dropped"
+)
+
+// maxHeld bounds the events a standby holds: a failover lasts a lease (15 s),
+// in which a landscape's runtimes send far fewer.
+const maxHeld = 1000
+
+// headerHandedOn marks an event one replica handed to another, which never
+// hands it on again.
+const headerHandedOn = "X-Eventing-Auth-Handed-On"
+
+// LeaderAddress publishes where the leader's listener is reached.
+type LeaderAddress interface {
+	// Get returns the leader's address, "" if none was published.
+	Get(ctx context.Context) (string, error)
+	// Set publishes addr as the leader's.
+	Set(ctx context.Context, addr string) error
+}
+
+// heldEvent is an event a standby could not hand on.
+type heldEvent struct {
+	xfcc, contentType string
+	body              []byte
+}
+
+// held are the events a standby holds, oldest first.
+type held struct {
+	mu     sync.Mutex
+	events []heldEvent
+}
+
+// add holds e and tells whether an older one had to go for it.
+func (h *held) add(e heldEvent) (dropped bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.events) >= maxHeld {
+		h.events, dropped = h.events[1:], true
+	}
+	h.events = append(h.events, e)
+	return dropped
+}
+
+func (h *held) take() []heldEvent {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.events
+	h.events = nil
+	return out
+}
+
+// handOn serves an event on a standby: authenticated as the leader would,
+// then forwarded to the leader, or held.
+func (l *Listener) handOn(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		l.refuse(w, "", &refusal{http.StatusMethodNotAllowed, DropMethod, "only POST is served"})
+		return
+	}
+	if _, ref := l.authenticate(r); ref != nil {
+		l.refuse(w, "", ref)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	if err != nil {
+		l.refuse(w, "", &refusal{http.StatusRequestEntityTooLarge, DropOversized, fmt.Sprintf("a body over %d bytes is not accepted", maxBody)})
+		return
+	}
+	ev := heldEvent{xfcc: r.Header.Get("X-Forwarded-Client-Cert"), contentType: r.Header.Get("Content-Type"), body: body}
+	if r.Header.Get(headerHandedOn) == "" && l.forward(w, r.Context(), ev) {
+		l.o.Metrics.handed.WithLabelValues(HandedForwarded).Inc()
+		return
+	}
+	if l.held.add(ev) {
+		l.o.Metrics.handed.WithLabelValues(HandedDropped).Inc()
+	}
+	l.o.Metrics.handed.WithLabelValues(HandedHeld).Inc()
+	// Taken: the sender need not try again.
+	w.WriteHeader(http.StatusOK)
+}
+
+// forward posts ev to the leader and passes its answer on; false when there
+// is no leader to reach.
+func (l *Listener) forward(w http.ResponseWriter, ctx context.Context, ev heldEvent) bool {
+	if l.o.Leader == nil {
+		return false
+	}
+	addr, err := l.o.Leader.Get(ctx)
+	if err != nil || addr == "" || addr == l.o.Advertise {
+		// None published, or this replica's own from before a restart.
+		return false
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+l.Path(), bytes.NewReader(ev.body))
+	if err != nil {
+		return false
+	}
+	req.Header.Set("X-Forwarded-Client-Cert", ev.xfcc)
+	req.Header.Set("Content-Type", ev.contentType)
+	req.Header.Set(headerHandedOn, l.o.Advertise)
+	resp, err := l.handOnClient.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close() //nolint:errcheck // Read below.
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	if resp.StatusCode == http.StatusServiceUnavailable {
+		// The leader's controller has not started yet: keep it here too.
+		return false
+	}
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		w.Header().Set("Retry-After", ra)
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(msg)
+	return true
+}
+
+// replay takes the events held while this replica stood by into its own
+// controller, as if they came now.
+func (l *Listener) replay(ctx context.Context) {
+	for _, ev := range l.held.take() {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.Path(), bytes.NewReader(ev.body))
+		if err != nil {
+			continue
+		}
+		req.Header.Set("X-Forwarded-Client-Cert", ev.xfcc)
+		req.Header.Set("Content-Type", ev.contentType)
+		l.o.Metrics.handed.WithLabelValues(HandedReplayed).Inc()
+		l.ServeHTTP(&discard{header: http.Header{}}, req)
+	}
+}
+
+// discard is a ResponseWriter nobody reads.
+type discard struct{ header http.Header }
+
+func (d *discard) Header() http.Header         { return d.header }
+func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discard) WriteHeader(int)             {}
+
+// LeaseAddress is a LeaderAddress kept in a Lease of its own, whose holder is
+// the leader's listener address: written once per leadership, read by a
+// standby for each event it hands on.
+type LeaseAddress struct {
+	// Reader reads the Lease from the API server (uncached: a cache would
+	// watch every Lease of the cluster for one read per handed event).
+	Reader    client.Reader
+	Writer    client.Client
+	Namespace string
+	Name      string
+}
+
+// Get returns the published address.
+func (a LeaseAddress) Get(ctx context.Context) (string, error) {
+	l := &coordinationv1.Lease{}
+	if err := a.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Name}, l); err != nil {
+		if kerrors.IsNotFound(err) {
+			return "", nil
+		}
+		return "", err
+	}
+	return ptr.Deref(l.Spec.HolderIdentity, ""), nil
+}
+
+// Set publishes addr.
+func (a LeaseAddress) Set(ctx context.Context, addr string) error {
+	now := metav1.NewMicroTime(time.Now())
+	l := &coordinationv1.Lease{}
+	err := a.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Name}, l)
+	switch {
+	case kerrors.IsNotFound(err):
+		l = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: a.Namespace, Name: a.Name},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: &addr, AcquireTime: &now}}
+		return a.Writer.Create(ctx, l)
+	case err != nil:
+		return err
+	case ptr.Deref(l.Spec.HolderIdentity, "") == addr:
+		return nil
+	}
+	l.Spec.HolderIdentity, l.Spec.AcquireTime = &addr, &now
+	return a.Writer.Update(ctx, l)
+}
