@@ -22,7 +22,7 @@ import (
 // leaderAt is a LeaderAddress that says addr.
 type leaderAt struct{ addr string }
 
-func (l *leaderAt) Get(context.Context) (string, error)     { return l.addr, nil }
+func (l *leaderAt) Get(context.Context) (string, error)   { return l.addr, nil }
 func (l *leaderAt) Set(_ context.Context, a string) error { l.addr = a; return nil }
 
 // TestHandOn: a standby hands an authenticated event to the leader, which

@@ -3,12 +3,15 @@ package failover
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,18 +80,20 @@ func TestKillTheLeaderLosesNoRepair(t *testing.T) {
 	addrB, err := testnet.FreeAddr()
 	g.Expect(err).NotTo(HaveOccurred())
 	svc := service(t, addrA, addrB)
-	start := func(name, addr string) *exec.Cmd {
+	metricsB, err := testnet.FreeAddr()
+	g.Expect(err).NotTo(HaveOccurred())
+	start := func(name, addr string, more ...string) *exec.Cmd {
 		// A poll far away: only an event, or the new leader's first look at
 		// every resource, repairs a Secret during the test.
-		cmd, err := s.Provider(name, "--leader-election", "--leader-election-namespace="+ns, "--kyma-bridge=false", "--poll=30m",
-			"--runtime-watcher-address="+addr, "--runtime-watcher-advertise-address="+addr, "--runtime-watcher-client-ca="+caFile)
+		cmd, err := s.Provider(name, append(more, "--leader-election", "--leader-election-namespace="+ns, "--kyma-bridge=false", "--poll=30m",
+			"--runtime-watcher-address="+addr, "--runtime-watcher-advertise-address="+addr, "--runtime-watcher-client-ca="+caFile)...)
 		g.Expect(err).NotTo(HaveOccurred())
 		return cmd
 	}
 	// The first process leads; the second stands by.
 	leader := start("watcher-a", addrA)
 	first := holder(ctx, g, mgmt, "")
-	start("watcher-b", addrB)
+	start("watcher-b", addrB, "--metrics-bind-address="+metricsB)
 
 	fw, err := skrwebhook.Start("http://"+svc+"/v2/"+runtimewatcher.DefaultComponent+"/event", ca, func(namespace, _ string) string { return namespace })
 	g.Expect(err).NotTo(HaveOccurred())
@@ -128,6 +133,9 @@ func TestKillTheLeaderLosesNoRepair(t *testing.T) {
 			"%s's Secret not back within 2 s, with both replicas up", id)
 	}
 
+	// The standby forwarded what the Service sent it.
+	g.Expect(handed(g, metricsB, "forwarded")).To(BeNumerically(">=", 1), "the standby forwarded no event")
+
 	// The leader dies without a word; a Secret is deleted before the standby
 	// takes the lease.
 	g.Expect(leader.Process.Kill()).To(Succeed())
@@ -138,10 +146,30 @@ func TestKillTheLeaderLosesNoRepair(t *testing.T) {
 	g.Eventually(func() error { _, err := onRuntime(ids[2]); return err }, 2*time.Second, 50*time.Millisecond).Should(Succeed(),
 		"the Secret deleted during the failover is not back within 2 s of %s holding the lease", second)
 	t.Logf("the Secret deleted during the failover was back %s after the new leader held the lease", time.Since(took).Round(10*time.Millisecond))
+	g.Expect(handed(g, metricsB, "held")).To(BeNumerically(">=", 1), "the standby held no event while no leader answered")
+	g.Expect(handed(g, metricsB, "replayed")).To(Equal(handed(g, metricsB, "held")), "the new leader did not replay what it held")
 
 	// The new leader alone takes the next one.
 	sec, _ = onRuntime(ids[3])
 	g.Expect(rt.Delete(ctx, sec)).To(Succeed())
 	g.Eventually(func() error { _, err := onRuntime(ids[3]); return err }, 2*time.Second, 50*time.Millisecond).Should(Succeed())
 	g.Expect(fmt.Sprint(fw.Refused.Load())).To(Equal("0"), "events the replicas refused")
+}
+
+// handed reads eventing_auth_watcher_events_handed_total{how} of the
+// provider whose metrics are at addr.
+func handed(g Gomega, addr, how string) float64 {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	g.Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close() //nolint:errcheck // Read below.
+	b, err := io.ReadAll(resp.Body)
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, `eventing_auth_watcher_events_handed_total{how="`+how+`"} `); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			g.Expect(err).NotTo(HaveOccurred())
+			return f
+		}
+	}
+	return 0
 }
