@@ -9,6 +9,7 @@ package provider
 import (
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -21,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -34,6 +36,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
@@ -188,10 +192,7 @@ func managerOptions(s Settings, scheme *runtime.Scheme, again bool, events recor
 		Logger:    lazyValues(log),
 		Scheme:    scheme,
 		NewClient: NewClient,
-		// Secrets are read from the API server and kept only once read
-		// (kube.UsedSecrets); the cache holds their metadata alone.
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
-		Cache:  CacheOptions(s),
+		Cache:     CacheOptions(s),
 		Controller: ctrlconfig.Controller{
 			// A process that restarts its provider in place names its
 			// controllers again.
@@ -210,6 +211,19 @@ func managerOptions(s Settings, scheme *runtime.Scheme, again bool, events recor
 	}
 }
 
+// usedSecret tells the Secrets whose data the cache keeps: the runtimes'
+// kubeconfigs (named kubeconfig-<runtime ID> by default) and the connection
+// Secrets of IASApplications. Any other Secret the provider reads (a
+// ProviderConfig's credentials, a kubeconfig named otherwise) is read from
+// the API server and kept by kube.UsedSecrets.
+func usedSecret(s *corev1.Secret) bool {
+	if strings.HasPrefix(s.Name, runtimev1alpha1.DefaultKubeconfigPrefix) {
+		return true
+	}
+	c := metav1.GetControllerOf(s)
+	return c != nil && c.Kind == iasv1alpha1.IASApplicationKind && strings.HasPrefix(c.APIVersion, iasv1alpha1.Group+"/")
+}
+
 // NewClient is the manager's client: status writes that change nothing or
 // tell of an instant are not sent, nor are empty connection Secrets.
 func NewClient(cfg *rest.Config, o client.Options) (client.Client, error) {
@@ -217,7 +231,12 @@ func NewClient(cfg *rest.Config, o client.Options) (client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return kube.SkipEmptyConnectionSecrets(kube.SkipTransientStatus(kube.SkipUnchangedStatus(kube.UsedSecrets(c, o.Cache.Reader), o.Cache.Reader))), nil
+	// Secrets the cache holds without their data are read from the API server.
+	direct, err := client.New(cfg, client.Options{Scheme: o.Scheme, Mapper: o.Mapper, HTTPClient: o.HTTPClient})
+	if err != nil {
+		return nil, err
+	}
+	return kube.SkipEmptyConnectionSecrets(kube.SkipTransientStatus(kube.SkipUnchangedStatus(kube.UsedSecrets(c, direct), o.Cache.Reader))), nil
 }
 
 // CacheOptions are the informer cache's options.
@@ -227,9 +246,8 @@ func CacheOptions(s Settings) cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			// Controllers wait for their CRDs; their schemas need not be cached.
 			&apiextensionsv1.CustomResourceDefinition{}: {Transform: customresourcesgate.TransformStripCRDSchema},
-			// Every Secret of the cluster by name and version only: the data
-			// of the few the provider uses is kept by kube.UsedSecrets.
-			kube.SecretMetadata(): {Transform: kube.StripSecretMetadata},
+			// The Secrets of other components keep no data in the cache.
+			&corev1.Secret{}: {Transform: kube.StripUnusedSecrets(usedSecret)},
 		},
 		// managedFields are a large part of every cached object and never read:
 		// memory per runtime matters at thousands of them.

@@ -10,6 +10,8 @@ const (
 	DefaultKubeconfigKey   = "config"
 	DefaultTargetNamespace = "kyma-system"
 	DefaultTargetName      = "eventing-webhook-auth"
+	// DefaultKubeconfigPrefix and the runtime ID name the kubeconfig Secret.
+	DefaultKubeconfigPrefix = "kubeconfig-"
 )
 
 // RuntimeSecretParameters are the configurable fields of a RuntimeSecret.
@@ -134,7 +136,7 @@ type RuntimeSecret struct {
 func (r *RuntimeSecret) KubeconfigSecret() (name, key string) {
 	name, key = r.Spec.ForProvider.KubeconfigSecretRef.Name, r.Spec.ForProvider.KubeconfigSecretRef.Key
 	if name == "" {
-		name = "kubeconfig-" + r.Spec.ForProvider.RuntimeID
+		name = DefaultKubeconfigPrefix + r.Spec.ForProvider.RuntimeID
 	}
 	if key == "" {
 		key = DefaultKubeconfigKey

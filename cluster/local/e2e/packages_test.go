@@ -10,6 +10,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -37,8 +39,32 @@ func pkgObject(ctx context.Context, s *localstack.Stack, apiVersion, kind, name 
 
 // expectInstalled checks what a user checks after applying cluster/install.yaml:
 // every package Installed and Healthy, the managed resource definitions
-// active, and the provider's CRDs controlled by its active revision.
+// active, the provider's CRDs controlled by its active revision, and the
+// watcher port's Service and NetworkPolicy, which admits the gateway's
+// namespace and the provider's own pods to it alone.
 func expectInstalled(g Gomega, ctx context.Context, s *localstack.Stack, version string) {
+	svc := &corev1.Service{}
+	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Namespace: localstack.CrossplaneNamespace, Name: "provider-eventing-auth-watcher"}, svc)).To(Succeed())
+	np := &networkingv1.NetworkPolicy{}
+	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Namespace: localstack.CrossplaneNamespace, Name: "provider-eventing-auth-watcher"}, np)).To(Succeed())
+	g.Expect(np.Spec.PodSelector.MatchLabels).To(Equal(svc.Spec.Selector), "the NetworkPolicy guards the pods the Service sends to")
+	var watcherFrom []string
+	for _, rule := range np.Spec.Ingress {
+		for _, port := range rule.Ports {
+			if port.Port != nil && port.Port.IntValue() == 8082 {
+				for _, peer := range rule.From {
+					if peer.NamespaceSelector != nil {
+						watcherFrom = append(watcherFrom, "namespace "+peer.NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"])
+					}
+					if peer.PodSelector != nil {
+						watcherFrom = append(watcherFrom, "pods "+peer.PodSelector.MatchLabels["app.kubernetes.io/name"])
+					}
+				}
+			}
+		}
+	}
+	g.Expect(watcherFrom).To(ConsistOf("namespace istio-system", "pods provider-eventing-auth"), "who may reach the watcher port")
+
 	pkgs := map[string]string{"Configuration": configurationName, "Provider": providerName}
 	for _, fn := range functionNames {
 		pkgs["Function/"+fn] = fn

@@ -7,48 +7,52 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// SecretMetadata is how the informer cache holds Secrets: metadata only, so
-// that the Secrets of a shared management cluster that the provider does not
-// use cost it a few hundred bytes each and their data never enters it.
-func SecretMetadata() *metav1.PartialObjectMetadata {
-	m := &metav1.PartialObjectMetadata{}
-	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	return m
-}
+// AnnotationDataOmitted marks a Secret the informer cache holds without its
+// data (StripUnusedSecrets).
+const AnnotationDataOmitted = "eventingauth.kyma-project.io/data-omitted"
 
-// StripSecretMetadata leaves of a cached Secret's metadata what the provider
-// reads (name, namespace, resource version, owners): an annotation such as
-// kubectl's last-applied-configuration holds a Secret's data in plain text.
-func StripSecretMetadata(obj any) (any, error) {
-	if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
-		m.Annotations, m.Labels, m.ManagedFields = nil, nil, nil
+// StripUnusedSecrets is the informer cache's transform of Secrets: of a
+// Secret the provider does not use (use tells), it keeps name, namespace,
+// resource version and owners, so that the Secrets of other components of a
+// shared management cluster cost it a few hundred bytes each and their data
+// never stays in it. Annotations go from every Secret: kubectl's
+// last-applied-configuration holds a Secret's data in plain text.
+func StripUnusedSecrets(use func(*corev1.Secret) bool) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		s, ok := obj.(*corev1.Secret)
+		if !ok {
+			return obj, nil
+		}
+		s.ManagedFields, s.Annotations = nil, nil
+		if !use(s) {
+			s.Data, s.StringData, s.Labels = nil, nil, nil
+			s.Annotations = map[string]string{AnnotationDataOmitted: "true"}
+		}
+		return s, nil
 	}
-	return obj, nil
 }
 
 // usedSecretsSweep is how often the data of Secrets that changed or went is
 // dropped.
 const usedSecretsSweep = 10 * time.Minute
 
-// UsedSecrets serves reads of Secrets: a Secret the informer cache (metadata
-// only, SecretMetadata) does not hold is not found, as with a cached client;
-// one it holds is read from the API server once and kept until the cache
-// shows another resource version. Only the Secrets the provider reads (the
-// runtimes' kubeconfigs, ProviderConfig credentials, the connection Secrets
-// it writes) are kept whole. c must read Secrets from the API server (the
-// manager's client with Secrets left out of its cache), meta from the cache.
-func UsedSecrets(c client.Client, meta client.Reader) client.Client {
-	return &usedSecrets{Client: c, meta: meta, kept: map[types.NamespacedName]*corev1.Secret{}}
+// UsedSecrets serves reads of Secrets from c, the cached client; a Secret
+// the cache holds without its data (StripUnusedSecrets: one the provider uses
+// although no convention told, such as a ProviderConfig's credentials) is
+// read from the API server with direct once and kept until the cache shows
+// another resource version.
+func UsedSecrets(c client.Client, direct client.Reader) client.Client {
+	return &usedSecrets{Client: c, direct: direct, kept: map[types.NamespacedName]*corev1.Secret{}}
 }
 
 type usedSecrets struct {
 	client.Client
-	meta client.Reader
+	direct client.Reader
 
 	mu    sync.Mutex
 	kept  map[types.NamespacedName]*corev1.Secret
@@ -60,21 +64,24 @@ func (u *usedSecrets) Get(ctx context.Context, key client.ObjectKey, obj client.
 	if !ok {
 		return u.Client.Get(ctx, key, obj, opts...)
 	}
-	m := SecretMetadata()
-	if err := u.meta.Get(ctx, key, m); err != nil {
+	if err := u.Client.Get(ctx, key, s, opts...); err != nil {
 		if kerrors.IsNotFound(err) {
 			u.forget(key)
 		}
 		return err
 	}
+	if s.Annotations[AnnotationDataOmitted] == "" {
+		return nil
+	}
+	rv := s.ResourceVersion
 	u.mu.Lock()
 	kept := u.kept[key]
 	u.mu.Unlock()
-	if kept != nil && kept.ResourceVersion == m.ResourceVersion {
+	if kept != nil && kept.ResourceVersion == rv {
 		kept.DeepCopyInto(s)
 		return nil
 	}
-	if err := u.Client.Get(ctx, key, s, opts...); err != nil {
+	if err := u.direct.Get(ctx, key, s); err != nil {
 		if kerrors.IsNotFound(err) {
 			u.forget(key)
 		}
@@ -96,8 +103,8 @@ func (u *usedSecrets) forget(key types.NamespacedName) {
 }
 
 // sweep drops, at most every usedSecretsSweep, the data of Secrets the cache
-// no longer holds in the version kept: those deleted (a runtime gone) or
-// changed and not read since.
+// no longer holds in the version kept: those deleted or changed and not read
+// since.
 func (u *usedSecrets) sweep(ctx context.Context) {
 	u.mu.Lock()
 	if time.Since(u.swept) < usedSecretsSweep {
@@ -111,14 +118,14 @@ func (u *usedSecrets) sweep(ctx context.Context) {
 	}
 	u.mu.Unlock()
 	for k, rv := range keys {
-		m := SecretMetadata()
-		if err := u.meta.Get(ctx, k, m); (err != nil && kerrors.IsNotFound(err)) || (err == nil && m.ResourceVersion != rv) {
+		s := &corev1.Secret{}
+		if err := u.Client.Get(ctx, k, s); (err != nil && kerrors.IsNotFound(err)) || (err == nil && s.ResourceVersion != rv) {
 			u.forget(k)
 		}
 	}
 }
 
-// Kept is how many Secrets' data is kept.
+// Kept is how many Secrets' data is kept beside the cache.
 func (u *usedSecrets) Kept() int {
 	u.mu.Lock()
 	defer u.mu.Unlock()

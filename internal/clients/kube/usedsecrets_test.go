@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,97 +17,120 @@ import (
 
 // countingReads counts the reads that reach the API server.
 type countingReads struct {
-	client.Client
+	client.Reader
 	reads int
 }
 
 func (c *countingReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	c.reads++
-	return c.Client.Get(ctx, key, obj, opts...)
+	return c.Reader.Get(ctx, key, obj, opts...)
 }
 
-// metadataOf answers the cache's metadata of the Secrets in api.
-type metadataOf struct{ api client.Client }
+// cachedAs answers as the informer cache would, with the transform applied.
+type cachedAs struct {
+	client.Client
+	transform func(any) (any, error)
+}
 
-func (m metadataOf) Get(ctx context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
-	s := &corev1.Secret{}
-	if err := m.api.Get(ctx, key, s); err != nil {
+func (c cachedAs) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := c.Client.Get(ctx, key, obj, opts...); err != nil {
 		return err
 	}
-	obj.(*metav1.PartialObjectMetadata).ObjectMeta = s.ObjectMeta
-	return nil
+	_, err := c.transform(obj)
+	return err
 }
 
-func (m metadataOf) List(context.Context, client.ObjectList, ...client.ListOption) error { return nil }
+func byConvention(s *corev1.Secret) bool { return strings.HasPrefix(s.Name, "kubeconfig-") }
 
-// TestUsedSecrets: a Secret is read from the API server once and kept while
-// the cache shows its version; a change is read again, a deletion is not
-// found; only Secrets read are kept.
+// TestUsedSecrets: a Secret the provider uses by convention is served from
+// the cache; another is read from the API server once and kept while the
+// cache shows its version, read again when it changed, not found once gone.
 func TestUsedSecrets(t *testing.T) {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
-	key := types.NamespacedName{Namespace: "kcp-system", Name: "kubeconfig-rt"}
+	creds := types.NamespacedName{Namespace: "kcp-system", Name: "ias-creds"}
+	kubeconfig := types.NamespacedName{Namespace: "kcp-system", Name: "kubeconfig-rt"}
 	api := fake.NewClientBuilder().WithScheme(s).WithObjects(
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}, Data: map[string][]byte{"config": []byte("v1")}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "unrelated"}, Data: map[string][]byte{"x": []byte("y")}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: creds.Namespace, Name: creds.Name}, Data: map[string][]byte{"password": []byte("v1")}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: kubeconfig.Namespace, Name: kubeconfig.Name}, Data: map[string][]byte{"config": []byte("k")}},
 	).Build()
-	reads := &countingReads{Client: api}
-	u := UsedSecrets(reads, metadataOf{api: api}).(*usedSecrets)
-	get := func() (string, error) {
+	direct := &countingReads{Reader: api}
+	u := UsedSecrets(cachedAs{Client: api, transform: StripUnusedSecrets(byConvention)}, direct).(*usedSecrets)
+	get := func(key types.NamespacedName, k string) (string, error) {
 		got := &corev1.Secret{}
 		err := u.Get(context.Background(), key, got)
-		return string(got.Data["config"]), err
+		return string(got.Data[k]), err
 	}
 	steps := []struct {
 		name      string
+		key       types.NamespacedName
+		dataKey   string
 		change    func()
 		want      string
 		wantReads int
 		notFound  bool
 	}{
-		{name: "first read", want: "v1", wantReads: 1},
-		{name: "read again, unchanged", want: "v1", wantReads: 1},
-		{name: "changed", change: func() {
+		{name: "a kubeconfig, from the cache", key: kubeconfig, dataKey: "config", want: "k"},
+		{name: "credentials, first read", key: creds, dataKey: "password", want: "v1", wantReads: 1},
+		{name: "credentials, unchanged", key: creds, dataKey: "password", want: "v1", wantReads: 1},
+		{name: "credentials changed", key: creds, dataKey: "password", change: func() {
 			sec := &corev1.Secret{}
-			_ = api.Get(context.Background(), key, sec)
-			sec.Data["config"] = []byte("v2")
+			_ = api.Get(context.Background(), creds, sec)
+			sec.Data["password"] = []byte("v2")
 			_ = api.Update(context.Background(), sec)
 		}, want: "v2", wantReads: 2},
-		{name: "read again after the change", want: "v2", wantReads: 2},
-		{name: "deleted", change: func() {
-			_ = api.Delete(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})
+		{name: "credentials, read again", key: creds, dataKey: "password", want: "v2", wantReads: 2},
+		{name: "credentials deleted", key: creds, dataKey: "password", change: func() {
+			_ = api.Delete(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: creds.Namespace, Name: creds.Name}})
 		}, notFound: true, wantReads: 2},
 	}
 	for _, st := range steps {
 		if st.change != nil {
 			st.change()
 		}
-		got, err := get()
+		got, err := get(st.key, st.dataKey)
 		switch {
 		case st.notFound && !kerrors.IsNotFound(err):
 			t.Errorf("%s: %v, want not found", st.name, err)
 		case !st.notFound && (err != nil || got != st.want):
 			t.Errorf("%s: %q, %v; want %q", st.name, got, err, st.want)
 		}
-		if reads.reads != st.wantReads {
-			t.Errorf("%s: %d reads of the API server, want %d", st.name, reads.reads, st.wantReads)
+		if direct.reads != st.wantReads {
+			t.Errorf("%s: %d reads of the API server, want %d", st.name, direct.reads, st.wantReads)
 		}
 	}
 	if n := u.Kept(); n != 0 {
-		t.Errorf("%d Secrets kept after the only one read was deleted, want 0", n)
+		t.Errorf("%d Secrets kept after the only one read directly was deleted, want 0", n)
 	}
 }
 
-// TestStripSecretMetadata: kubectl's last-applied-configuration, which holds
-// a Secret's data, and everything else not read, is left out of the cache.
-func TestStripSecretMetadata(t *testing.T) {
-	m := SecretMetadata()
-	m.Name, m.Namespace, m.ResourceVersion = "s", "ns", "7"
-	m.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"password":"c2VjcmV0"}}`}
-	m.Labels = map[string]string{"a": "b"}
-	got, _ := StripSecretMetadata(m)
-	out := got.(*metav1.PartialObjectMetadata)
-	if out.Annotations != nil || out.Labels != nil || out.Name != "s" || out.ResourceVersion != "7" {
-		t.Errorf("stripped: %+v", out.ObjectMeta)
+// TestStripUnusedSecrets: a Secret not used keeps no data, labels or
+// annotations (kubectl's last-applied-configuration holds its data); a used
+// one keeps its data and loses that annotation too.
+func TestStripUnusedSecrets(t *testing.T) {
+	lastApplied := map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"password":"c2VjcmV0"}}`}
+	cases := map[string]struct {
+		name     string
+		wantData bool
+	}{
+		"another component's": {name: "unrelated"},
+		"used":                {name: "kubeconfig-rt", wantData: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: tc.name, Namespace: "ns", ResourceVersion: "7", Annotations: lastApplied,
+				Labels: map[string]string{"a": "b"}}, Data: map[string][]byte{"k": []byte("v")}}
+			out, _ := StripUnusedSecrets(byConvention)(s)
+			got := out.(*corev1.Secret)
+			if got.Annotations["kubectl.kubernetes.io/last-applied-configuration"] != "" || got.ResourceVersion != "7" {
+				t.Errorf("kept %+v", got.ObjectMeta)
+			}
+			if hasData := got.Data != nil; hasData != tc.wantData {
+				t.Errorf("data kept: %v, want %v", hasData, tc.wantData)
+			}
+			if omitted := got.Annotations[AnnotationDataOmitted] != ""; omitted == tc.wantData {
+				t.Errorf("marked as omitted: %v", omitted)
+			}
+		})
 	}
 }

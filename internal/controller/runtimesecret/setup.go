@@ -9,6 +9,7 @@ import (
 	xpevent "github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -18,7 +19,6 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/kube"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 )
@@ -91,7 +91,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		Named(name).
 		WithOptions(reconciler.ControllerOptions(o.Options)).
 		For(&v1alpha1.RuntimeSecret{}, builder.WithPredicates(reconciler.DesiredStateChanged(), predicate.Not(referenceResolved()))).
-		WatchesMetadata(kube.SecretMetadata(), handler.EnqueueRequestsFromMapFunc(readers(mgr.GetClient()))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(readers(mgr.GetClient()))).
 		Watches(&iasv1alpha1.IASApplication{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexApplication)),
 			builder.WithPredicates(readinessChanged())).
 		Complete(WaitQuietly(reconciler.PollsLast(r, o.Polls), mgr.GetClient(), time.Now))
