@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,8 +18,8 @@ import (
 const AnnotationDataOmitted = "eventingauth.kyma-project.io/data-omitted"
 
 // StripUnusedSecrets is the informer cache's transform of Secrets: of a
-// Secret the provider does not use (use tells), it keeps name, namespace,
-// resource version and owners, so that the Secrets of other components of a
+// Secret the provider does not use (use tells), it keeps name, namespace and
+// resource version alone, so that the Secrets of other components of a
 // shared management cluster cost it a few hundred bytes each and their data
 // never stays in it. Annotations go from every Secret: kubectl's
 // last-applied-configuration holds a Secret's data in plain text.
@@ -30,8 +31,8 @@ func StripUnusedSecrets(use func(*corev1.Secret) bool) cache.TransformFunc {
 		}
 		s.ManagedFields, s.Annotations = nil, nil
 		if !use(s) {
-			s.Data, s.StringData, s.Labels = nil, nil, nil
-			s.Annotations = map[string]string{AnnotationDataOmitted: "true"}
+			*s = corev1.Secret{TypeMeta: s.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace,
+				ResourceVersion: s.ResourceVersion, Annotations: map[string]string{AnnotationDataOmitted: "true"}}}
 		}
 		return s, nil
 	}
