@@ -22,16 +22,7 @@ func testRuntimeWatcherRepairs(t *testing.T) {
 	const id = "rt-watched"
 	ns, _, data := readyRuntimeSecret(t, rtEnv, rt, id)
 	g.Eventually(watcher.Addr, timeout, 100*time.Millisecond).ShouldNot(BeEmpty())
-	fw, err := skrwebhook.Start("http://"+watcher.Addr()+watcher.Path(), watcherCA, func(namespace, _ string) string {
-		if namespace == ns {
-			return id
-		}
-		return ""
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(fw.Close)
-	g.Expect(fw.Register(ctx, rt)).To(Succeed())
-	t.Cleanup(func() { _ = fw.Deregister(ctx, rt) })
+	fw := forwardEvents(t, ns, id)
 
 	repairs := func(trigger string) float64 {
 		return scrape(g)[`eventing_auth_runtime_secret_repairs_total{trigger="`+trigger+`"}`]
@@ -60,6 +51,25 @@ func testRuntimeWatcherRepairs(t *testing.T) {
 	// Each repair's echo arrived while its write was in flight (the webhook
 	// waits for the listener), so it brought no reconcile.
 	g.Expect(scrape(g)["eventing_auth_watcher_echoes_total{}"]-echoes0).To(Equal(2.0), "echoes taken without a reconcile")
+}
+
+// forwardEvents puts the runtime-watcher's stand-in on the shared runtime,
+// reporting the Secrets of namespace ns as runtime id's with a certificate of
+// the CA the provider trusts.
+func forwardEvents(t *testing.T, ns, id string) *skrwebhook.Forwarder {
+	t.Helper()
+	g := NewWithT(t)
+	fw, err := skrwebhook.Start("http://"+watcher.Addr()+watcher.Path(), watcherCA, func(namespace, _ string) string {
+		if namespace == ns {
+			return id
+		}
+		return ""
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(fw.Close)
+	g.Expect(fw.Register(ctx, rt)).To(Succeed())
+	t.Cleanup(func() { _ = fw.Deregister(ctx, rt) })
+	return fw
 }
 
 // testRuntimeWatcherRefusesForgedCertificates: an event sent straight to the
@@ -101,16 +111,7 @@ func testRuntimeWatcherRefusesForgedCertificates(t *testing.T) {
 	g.Expect(repairs(runtimewatcher.TriggerEvent)).To(Equal(byEvent), "a forged event brought a repair")
 
 	// The runtime's own event, through the gateway, still repairs at once.
-	fw, err := skrwebhook.Start("http://"+watcher.Addr()+watcher.Path(), watcherCA, func(namespace, _ string) string {
-		if namespace == ns {
-			return id
-		}
-		return ""
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(fw.Close)
-	g.Expect(fw.Register(ctx, rt)).To(Succeed())
-	t.Cleanup(func() { _ = fw.Deregister(ctx, rt) })
+	forwardEvents(t, ns, id)
 	g.Expect(rt.Delete(ctx, onRuntime(g, rt, ns, "eventing-webhook-auth"))).To(Succeed())
 	byEvent = repairs(runtimewatcher.TriggerEvent)
 	g.Eventually(func(g Gomega) {
