@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
@@ -172,6 +173,10 @@ func managementConfig(cfg *rest.Config, qps float64) *rest.Config {
 	cfg.QPS, cfg.Burst = float32(qps), int(2*qps)
 	cfg.Wrap(kube.StripManagedFields)
 	cfg.NextProtos = []string{"http/1.1"}
+	// A warning of the API server that nobody here can act on, such as the one
+	// about crossplane-runtime's finalizer name at every finalizer write, is
+	// logged once per process, not once per write.
+	cfg.WarningHandler, cfg.WarningHandlerWithContext = nil, ctrllog.NewKubeAPIWarningLogger(ctrllog.KubeAPIWarningLoggerOptions{Deduplicate: true})
 	if cfg.Dial == nil {
 		cfg.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAliveConfig: managementKeepAlive}).DialContext
 	}
