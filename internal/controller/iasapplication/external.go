@@ -37,6 +37,7 @@ type shared struct {
 	users     Users
 	created   *created
 	deleted   *deleted
+	checks    *secretChecks
 	// listSettle is how long after a create without answer IAS's lists are
 	// trusted to show the app, if it was made.
 	listSettle time.Duration
@@ -254,6 +255,7 @@ func (e *external) observeCreated(ctx context.Context, cr *v1alpha1.IASApplicati
 	e.checkCertsURL(cr, endpoints)
 	st := secretState{ours: []ias.APISecret{c.secret}, cur: &c.secret, value: c.secret.Value}
 	at.SecretsCheckedAt = &metav1.Time{Time: c.at}
+	e.checks.checked(cr, c.at)
 	if _, err := e.observeSecrets(ctx, cr, st); err != nil {
 		return managed.ExternalObservation{}, err
 	}
@@ -329,6 +331,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		return managed.ExternalUpdate{}, err
 	}
 	cr.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: e.now()}
+	e.checks.checked(cr, e.now())
 	conn, err := e.connectionSecret(ctx, cr)
 	if err != nil {
 		return managed.ExternalUpdate{}, err

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
@@ -55,6 +56,8 @@ type world struct {
 	pending string            // what Users answers
 	// steady turns on the inventory (a minute) and secret checks (an hour).
 	steady bool
+	// listedAgo, if set, is when this process last listed the app's secrets.
+	listedAgo *time.Duration
 }
 
 // result is what one case published.
@@ -75,11 +78,14 @@ func (w world) external(t *testing.T) (*external, *result) {
 	r := &result{}
 	log := &eventLog{}
 	e := &external{ias: w.ias, now: func() time.Time { return at }, shared: shared{
-		kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: &created{}, deleted: &deleted{},
+		kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: &created{}, deleted: &deleted{}, checks: &secretChecks{},
 		users:     usersFn(func(string) string { return w.pending }),
 		publisher: publisherFn(func(cd managed.ConnectionDetails) { r.published = append(r.published, cd) })}}
 	if w.steady {
 		e.inventoryAge, e.secretCheck = time.Minute, time.Hour
+	}
+	if w.listedAgo != nil {
+		e.checks.checked(w.cr, at.Add(-*w.listedAgo))
 	}
 	return e, r
 }
@@ -627,9 +633,15 @@ func TestSteadyPoll(t *testing.T) {
 			w:     world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(10*time.Minute)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
 			reads: 1, upToDate: true, ready: corev1.ConditionTrue,
 		},
-		"secrets checked over an hour ago: listed": {
-			w:     world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(61*time.Minute)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
+		"secrets listed by this process over an hour ago: listed": {
+			w: world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(3*time.Hour)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd"),
+				listedAgo: ptr.To(61 * time.Minute)},
 			reads: 2, upToDate: true, ready: corev1.ConditionTrue,
+		},
+		"secrets listed by this process 10m ago, the status says 3h: the inventory only": {
+			w: world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(3*time.Hour)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd"),
+				listedAgo: ptr.To(10 * time.Minute)},
+			reads: 1, upToDate: true, ready: corev1.ConditionTrue,
 		},
 		"app not in the inventory: looked up by its UUID": {
 			w: world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(10*time.Minute)), conn: conn("abcd"),

@@ -115,14 +115,19 @@ func (e *external) apiSecrets(ctx context.Context, cr *v1alpha1.IASApplication, 
 	if err != nil {
 		return nil, err
 	}
-	cr.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: e.now()}
+	// Remembered, not written: what the listing changes (a new secret, a
+	// retirement) writes the status itself.
+	e.checks.checked(cr, e.now())
+	if cr.Status.AtProvider.SecretsCheckedAt == nil {
+		cr.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: e.now()}
+	}
 	return all, nil
 }
 
 func (e *external) knownSecrets(cr *v1alpha1.IASApplication, app *ias.Application, conn *corev1.Secret) ([]ias.APISecret, bool) {
 	at := cr.Status.AtProvider
 	if e.secretCheck <= 0 || at.SecretID == "" || at.SecretHint == "" || at.SecretsCheckedAt == nil ||
-		e.now().Sub(at.SecretsCheckedAt.Time) >= e.secretCheck || len(at.Retiring) > 0 {
+		e.now().Sub(e.checks.last(cr, e.now(), e.secretCheck)) >= e.secretCheck || len(at.Retiring) > 0 {
 		return nil, false
 	}
 	if conn == nil || string(conn.Data[v1alpha1.KeyClientID]) != app.ClientID ||

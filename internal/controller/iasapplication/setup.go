@@ -55,6 +55,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 				users:      runtimeSecretUsers{kube: mgr.GetClient()},
 				created:    &created{},
 				deleted:    &deleted{},
+				checks:     &secretChecks{},
 				listSettle: c.ListSettle,
 				// One listing of the tenant serves every resource's poll.
 				inventoryAge:  c.InventoryAge,
