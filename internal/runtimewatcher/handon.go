@@ -95,7 +95,7 @@ func (l *Listener) handOn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ev := heldEvent{xfcc: r.Header.Get("X-Forwarded-Client-Cert"), contentType: r.Header.Get("Content-Type"), body: body}
-	if r.Header.Get(headerHandedOn) == "" && l.forward(w, r.Context(), ev) {
+	if r.Header.Get(headerHandedOn) == "" && l.forward(r.Context(), w, ev) {
 		l.o.Metrics.handed.WithLabelValues(HandedForwarded).Inc()
 		return
 	}
@@ -109,7 +109,7 @@ func (l *Listener) handOn(w http.ResponseWriter, r *http.Request) {
 
 // forward posts ev to the leader and passes its answer on; false when there
 // is no leader to reach.
-func (l *Listener) forward(w http.ResponseWriter, ctx context.Context, ev heldEvent) bool {
+func (l *Listener) forward(ctx context.Context, w http.ResponseWriter, ev heldEvent) bool {
 	if l.o.Leader == nil {
 		return false
 	}

@@ -123,20 +123,19 @@ type Client interface {
 	DeleteAPISecret(ctx context.Context, appID, secretID string) error
 	Endpoints(ctx context.Context) (Endpoints, error)
 	// Generation names the state the client shares with every client of the
-	// same tenant URL, credentials, CA and rate limit: a Pool gives each such
-	// combination a number of its own, so what is learnt with it (listings) is
-	// kept apart from what other credentials learn.
+	// same tenant URL, credentials and CA: a Pool gives each such combination a
+	// number of its own, so what is learnt with it (listings) is kept apart
+	// from what other credentials learn.
 	Generation() uint64
 }
 
 type client struct {
 	// own is the ProviderConfig's rate, within the tenant's budget.
-	own        *rate.Limiter
-	tenant     Tenant
-	state      *tenantState
-	generation uint64
-	http       *http.Client
-	api        *api.ClientWithResponses
+	own    *rate.Limiter
+	tenant Tenant
+	state  *tenantState
+	http   *http.Client
+	api    *api.ClientWithResponses
 }
 
 // newClient returns a client of the tenant's state; the caller holds st.mu.
@@ -154,10 +153,10 @@ func newClient(t Tenant, st *tenantState) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &client{tenant: t, state: st, generation: st.generation, http: st.http, api: c, own: st.limiter(t)}, nil
+	return &client{tenant: t, state: st, http: st.http, api: c, own: st.limiter(t)}, nil
 }
 
-func (c *client) Generation() uint64 { return c.generation }
+func (c *client) Generation() uint64 { return c.state.generation }
 
 func parseID(op, id string) (uuid.UUID, error) {
 	u, err := uuid.Parse(id)
@@ -389,8 +388,8 @@ func (c *client) DeleteAPISecret(ctx context.Context, appID, secretID string) er
 	return nil
 }
 
-// Endpoints reads the tenant's well-known document once per tenant URL,
-// credentials and rate limit. Concurrent callers share one request.
+// Endpoints reads the tenant's well-known document once per tenant URL and
+// credentials. Concurrent callers share one request.
 func (c *client) Endpoints(ctx context.Context) (Endpoints, error) {
 	c.state.mu.Lock()
 	cached := c.state.endpoints

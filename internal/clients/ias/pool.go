@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -127,7 +126,6 @@ type Pool struct {
 }
 
 type tenantState struct {
-	key  string
 	gate *tenantGate
 	// wellKnown makes resources that start at once share one fetch of the
 	// well-known document.
@@ -141,18 +139,23 @@ type tenantState struct {
 	// maxPages bounds a listing while listedApps is 0.
 	maxPages int
 
-	mu         sync.Mutex
+	// generation names this state among the Pool's (Client.Generation).
 	generation uint64
-	http       *http.Client
-	endpoints  *Endpoints
+
+	mu        sync.Mutex
+	http      *http.Client
+	endpoints *Endpoints
 	// limiters are the own rates of the ProviderConfigs with these
-	// credentials, by "qps/burst".
-	limiters map[string]*rate.Limiter
+	// credentials.
+	limiters map[rateLimit]*rate.Limiter
 }
+
+// rateLimit is a ProviderConfig's rate: its token bucket's key.
+type rateLimit struct{ qps, burst int }
 
 // limiter returns the token bucket of this rate; the caller holds st.mu.
 func (st *tenantState) limiter(t Tenant) *rate.Limiter {
-	k := fmt.Sprintf("%d/%d", t.QPS, t.Burst)
+	k := rateLimit{t.QPS, t.Burst}
 	l, ok := st.limiters[k]
 	if !ok {
 		l = rate.NewLimiter(rate.Limit(t.QPS), t.Burst)
@@ -222,7 +225,7 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 		return nil, errors.New("rate limit qps and burst must be positive")
 	}
 	d := t.digest()
-	key := t.URL + "#" + d
+	key := breakerKey(t, d)
 	now := time.Now()
 	p.mu.Lock()
 	p.sweepLocked(now)
@@ -234,7 +237,7 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 	st, ok := p.states[key]
 	if !ok {
 		p.generation++
-		st = &tenantState{key: key, gate: gate, maxPages: p.opts.MaxPages, generation: p.generation, limiters: map[string]*rate.Limiter{}}
+		st = &tenantState{gate: gate, maxPages: p.opts.MaxPages, generation: p.generation, limiters: map[rateLimit]*rate.Limiter{}}
 		p.states[key] = st
 	}
 	p.mu.Unlock()
@@ -274,7 +277,7 @@ func (p *Pool) sweepLocked(now time.Time) {
 	}
 }
 
-// breakerKey names a tenant's circuits: its URL and credentials.
+// breakerKey names a tenant's circuits and state: its URL and credentials.
 func breakerKey(t Tenant, digest string) string { return t.URL + "#" + digest }
 
 func (p *Pool) httpClient(t Tenant, st *tenantState, guard breaker.Guard) (*http.Client, error) {

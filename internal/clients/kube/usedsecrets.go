@@ -125,10 +125,3 @@ func (u *usedSecrets) sweep(ctx context.Context) {
 		}
 	}
 }
-
-// Kept is how many Secrets' data is kept beside the cache.
-func (u *usedSecrets) Kept() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return len(u.kept)
-}

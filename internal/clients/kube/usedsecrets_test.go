@@ -99,7 +99,7 @@ func TestUsedSecrets(t *testing.T) {
 			t.Errorf("%s: %d reads of the API server, want %d", st.name, direct.reads, st.wantReads)
 		}
 	}
-	if n := u.Kept(); n != 0 {
+	if n := len(u.kept); n != 0 {
 		t.Errorf("%d Secrets kept after the only one read directly was deleted, want 0", n)
 	}
 }

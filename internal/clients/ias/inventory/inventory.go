@@ -2,7 +2,7 @@
 // resources to read, and holds back the first reconcile of each resource after
 // a start until its tenant's first listing has shown its app. It wraps the
 // clients of an ias.Pool and keeps what it lists apart per Pool state (tenant
-// URL, credentials, rate limit): a listing made with one ProviderConfig's
+// URL and credentials): a listing made with one ProviderConfig's
 // credentials is never read by, nor dropped for, another's.
 package inventory
 
