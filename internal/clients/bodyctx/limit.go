@@ -1,6 +1,10 @@
 package bodyctx
 
-import "io"
+import (
+	"context"
+	"io"
+	"net/http"
+)
 
 // Limit returns body, whose reads fail with tooLarge() once more than n bytes
 // came: an answer from a peer that may be hostile is never read whole into
@@ -33,3 +37,16 @@ func (b *limited) Read(p []byte) (int, error) {
 }
 
 func (b *limited) Close() error { return b.rc.Close() }
+
+// Bound ties resp's body to cancel and bounds it to n bytes: a body declared
+// longer is refused before a byte is read (closed, cancel called, tooLarge()
+// returned), one that turns out longer fails its reads with tooLarge().
+func Bound(resp *http.Response, n int64, cancel context.CancelFunc, tooLarge func() error) error {
+	if resp.ContentLength > n {
+		_ = resp.Body.Close()
+		cancel()
+		return tooLarge()
+	}
+	resp.Body = CancelOnClose(Limit(resp.Body, n, tooLarge), cancel)
+	return nil
+}

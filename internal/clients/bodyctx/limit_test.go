@@ -3,6 +3,7 @@ package bodyctx
 import (
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -35,3 +36,45 @@ func TestLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestBound: a body declared longer than the limit is refused before it is
+// read, with the body closed and the call's context cancelled; one within it
+// is handed on, bounded.
+func TestBound(t *testing.T) {
+	errTooLarge := errors.New("too large")
+	for name, tc := range map[string]struct {
+		declared int64
+		wantErr  bool
+	}{
+		"declared over the limit": {declared: 5, wantErr: true},
+		"declared within":         {declared: 4},
+		"not declared":            {declared: -1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			closed, cancelled := false, false
+			resp := &http.Response{ContentLength: tc.declared, Body: closer{Reader: strings.NewReader("abcd"), closed: &closed}}
+			err := Bound(resp, 4, func() { cancelled = true }, func() error { return errTooLarge })
+			if tc.wantErr {
+				if !errors.Is(err, errTooLarge) || !closed || !cancelled {
+					t.Fatalf("%v, closed %v, cancelled %v; want the limit's error, closed and cancelled", err, closed, cancelled)
+				}
+				return
+			}
+			got, rerr := io.ReadAll(resp.Body)
+			if err != nil || rerr != nil || string(got) != "abcd" {
+				t.Fatalf("%v, read %q, %v; want the body", err, got, rerr)
+			}
+			_ = resp.Body.Close()
+			if !closed || !cancelled {
+				t.Errorf("closing the body: closed %v, cancelled %v", closed, cancelled)
+			}
+		})
+	}
+}
+
+type closer struct {
+	io.Reader
+	closed *bool
+}
+
+func (c closer) Close() error { *c.closed = true; return nil }

@@ -3,12 +3,9 @@ package ias
 import (
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 
 	xperrors "github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/bodyctx"
 )
 
 // MaxAnswerBytes bounds every answer body read from IAS, the well-known
@@ -33,11 +30,6 @@ func callFailed(err error, op string) error {
 
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("IAS %s: the answer is larger than %d MiB and was not read", e.Operation, e.Limit>>20)
-}
-
-// limitBody fails a read past MaxAnswerBytes, so that no decoder holds more.
-func limitBody(rc io.ReadCloser, op string) io.ReadCloser {
-	return bodyctx.Limit(rc, MaxAnswerBytes, func() error { return &TooLargeError{Operation: op, Limit: MaxAnswerBytes} })
 }
 
 // Page limits of one listing. A listing stops with a PageLimitError once it

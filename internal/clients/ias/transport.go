@@ -124,12 +124,9 @@ func (t *transport) attempts(req *http.Request) (*http.Response, error) {
 				cancel()
 				return nil, err
 			}
-			if resp.ContentLength > MaxAnswerBytes {
-				_ = resp.Body.Close()
-				cancel()
-				return nil, &TooLargeError{Operation: op, Limit: MaxAnswerBytes}
+			if err := bodyctx.Bound(resp, MaxAnswerBytes, cancel, func() error { return &TooLargeError{Operation: op, Limit: MaxAnswerBytes} }); err != nil {
+				return nil, err
 			}
-			resp.Body = bodyctx.CancelOnClose(limitBody(resp.Body, op), cancel)
 			return resp, nil
 		}
 		if resp != nil {

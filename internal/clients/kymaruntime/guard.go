@@ -71,12 +71,9 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 			cancel()
 			return nil, breaker.ErrRedirect
 		}
-		if resp.ContentLength > MaxAnswerBytes {
-			_ = resp.Body.Close()
-			cancel()
-			return nil, errAnswerTooLarge
+		if err := bodyctx.Bound(resp, MaxAnswerBytes, cancel, func() error { return errAnswerTooLarge }); err != nil {
+			return nil, err
 		}
-		resp.Body = bodyctx.CancelOnClose(bodyctx.Limit(resp.Body, MaxAnswerBytes, func() error { return errAnswerTooLarge }), cancel)
 		return resp, nil
 	}})
 }
