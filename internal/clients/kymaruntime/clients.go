@@ -197,12 +197,20 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 
 // Recall opens the circuit of the runtime the kubeconfig points at as f
 // records, if f is of that runtime and its circuit is not known yet (see
-// breaker.Set.Recall). The runtime's client must have been handed out (For).
+// breaker.Set.Recall). The circuits outlive the cache: a client evicted by
+// other runtimes' since it was handed out still finds its circuit recalled,
+// so the host comes from the kubeconfig when the cache no longer has it.
 func (c *Clients) Recall(kubeconfig []byte, f breaker.Failure) {
 	key := digest(kubeconfig)
+	var host string
 	if v, ok := c.cache.Get(key); ok {
-		c.breakers.Recall(key, v.(cached).host, f)
+		host = v.(cached).host
+	} else if rc, err := RESTConfig(kubeconfig); err == nil {
+		host = rc.Host
+	} else {
+		return
 	}
+	c.breakers.Recall(key, host, f)
 }
 
 // digest identifies a kubeconfig without revealing it.

@@ -267,19 +267,29 @@ func TestClientsRecall(t *testing.T) {
 	kc := []byte(strings.Replace(strings.Replace(kubeconfig("", "    token: t"), "Q0EtREFUQS1TRUNSRVQ=", ca, 1), "https://api.rt.example:443", srv.URL, 1))
 	host := strings.TrimPrefix(srv.URL, "https://")
 	cases := map[string]struct {
-		target    string
+		target string
+		// evicted: other runtimes' clients pushed this one out of the
+		// cache between For and Recall, as with many reconciles at once.
+		evicted   bool
 		wantCalls int32
 	}{
-		"this runtime's failure":   {target: "https://" + host, wantCalls: 0},
-		"another server's failure": {target: "https://old.rt.example:443", wantCalls: 1},
+		"this runtime's failure":                   {target: "https://" + host, wantCalls: 0},
+		"this runtime's failure, client evicted":   {target: "https://" + host, evicted: true, wantCalls: 0},
+		"another server's failure":                 {target: "https://old.rt.example:443", wantCalls: 1},
+		"another server's failure, client evicted": {target: "https://old.rt.example:443", evicted: true, wantCalls: 1},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			calls.Store(0)
-			c := NewClients(Options{})
+			c := NewClients(Options{Size: 1})
 			core, err := c.For(kc)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.evicted {
+				if _, err := c.For([]byte(strings.Replace(string(kc), "token: t", "token: other", 1))); err != nil {
+					t.Fatal(err)
+				}
 			}
 			c.Recall(kc, breaker.Failure{Target: tc.target, Cause: "timeout", Next: time.Now().Add(time.Hour)})
 			_, err = core.Secrets("ns").Get(context.Background(), "s", metav1.GetOptions{})
