@@ -13,9 +13,9 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
-	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
-	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
+	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/test/support/skrwebhook"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
 
 // BenchmarkForgedEvents: the listener's CPU for 2,000 events whose client

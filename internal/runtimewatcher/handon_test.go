@@ -15,8 +15,8 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
-	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
+	"github.com/kyma-project/provider-eventing-auth/test/support/skrwebhook"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
 
 // leaderAt is a LeaderAddress that says addr.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
 )
 
 // apiWrites is the management API server's write requests so far (by every

@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
 // operatorCycleCPUms is what eventing-auth-manager spent per runtime on the

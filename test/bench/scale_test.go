@@ -14,8 +14,8 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
-	"github.com/kyma-project/provider-eventing-auth/internal/waitall"
+	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/test/support/waitall"
 )
 
 // BenchmarkScale takes the figures of the provider at scale in one run, in this order: a

@@ -19,9 +19,9 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
-	"github.com/kyma-project/provider-eventing-auth/internal/testlog"
-	"github.com/kyma-project/provider-eventing-auth/test/providerstack"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/providerstack"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testlog"
 )
 
 // The stack every figure is taken on: a management and a runtime API server

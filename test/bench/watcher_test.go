@@ -22,11 +22,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
-	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
-	"github.com/kyma-project/provider-eventing-auth/internal/testnet"
+	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/test/support/skrwebhook"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testnet"
 )
 
 // watcherOn puts the runtime-watcher's stand-in (the skr-webhook and the

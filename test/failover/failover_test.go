@@ -20,8 +20,8 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
-	"github.com/kyma-project/provider-eventing-auth/test/providerstack"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/providerstack"
 )
 
 const (

@@ -24,12 +24,12 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
-	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
-	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
-	"github.com/kyma-project/provider-eventing-auth/internal/testnet"
-	"github.com/kyma-project/provider-eventing-auth/test/providerstack"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/providerstack"
+	"github.com/kyma-project/provider-eventing-auth/test/support/skrwebhook"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testnet"
 )
 
 // service stands in for the watcher Service in front of two replicas: it

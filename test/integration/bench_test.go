@@ -15,8 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
 // The benchmarks of `make bench`: the provider at scale against the suite's

@@ -30,10 +30,10 @@ import (
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 	"github.com/kyma-project/provider-eventing-auth/internal/provider"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
-	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
 
 // The suite's shared control planes and provider.

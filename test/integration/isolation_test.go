@@ -21,8 +21,8 @@ import (
 
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
-	"github.com/kyma-project/provider-eventing-auth/internal/testnet"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testnet"
 )
 
 // testTenantHangsThenRecovers: an IAS tenant that accepts requests and answers

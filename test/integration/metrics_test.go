@@ -19,7 +19,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
 // scrape reads the provider's metrics as Prometheus would, one value per

@@ -9,7 +9,7 @@ import (
 
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
-	"github.com/kyma-project/provider-eventing-auth/internal/testnet"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testnet"
 )
 
 // testRestartBesideUnreachableRuntimes: runtimes that hang or refuse, whose

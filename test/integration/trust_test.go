@@ -17,7 +17,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
 // sameTenant is a ProviderConfig "ias" in namespace ns for tn's simulated

@@ -9,8 +9,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
-	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
-	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
+	"github.com/kyma-project/provider-eventing-auth/test/support/skrwebhook"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
 
 // testRuntimeWatcherRepairs: the runtime API server's webhook (the

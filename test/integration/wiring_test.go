@@ -10,7 +10,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
 )
 
 // testShippedWiring: the suite's provider is built as the binary's (package

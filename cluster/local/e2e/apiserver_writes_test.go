@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
 )
 
 // apiWrites is the management API server's write requests so far, by

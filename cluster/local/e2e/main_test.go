@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/testlog"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testlog"
 )
 
 func TestMain(m *testing.M) {

@@ -26,9 +26,9 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/migrate"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
 // How the old operator's runtimes of the migration test are broken.

@@ -22,8 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
-	"github.com/kyma-project/provider-eventing-auth/internal/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
 )
 
 // restProcesses are the processes whose CPU the at-rest figures break down.

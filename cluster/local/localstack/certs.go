@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
 
 // ca signs the certificates of the local stack: Crossplane's client certificate

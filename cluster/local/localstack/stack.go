@@ -31,8 +31,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
-	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/skrwebhook"
 )
 
 // Namespaces of the stack.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
-	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
+	"github.com/kyma-project/provider-eventing-auth/test/support/skrwebhook"
 )
 
 // runtimeWatcher starts what carries a change of the runtime's Secret to the

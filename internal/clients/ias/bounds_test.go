@@ -8,7 +8,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
-	"github.com/kyma-project/provider-eventing-auth/internal/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
 // TestListingsEnd: a listing that never ends stops with an error naming the

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
 
 func TestLogon(t *testing.T) {

@@ -24,8 +24,8 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
-	"github.com/kyma-project/provider-eventing-auth/internal/skrwebhook"
-	"github.com/kyma-project/provider-eventing-auth/internal/testcerts"
+	"github.com/kyma-project/provider-eventing-auth/test/support/skrwebhook"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
 
 // messages records the events it is given.
