@@ -17,9 +17,9 @@ import (
 )
 
 // gcHeadroom is the least garbage the collector lets build up between
-// collections. At a few hundred runtimes it took the collector from 18% to 6%
-// of a bring-up's CPU for 20–30 MiB more memory; larger floors saved no more
-// (docs/performance.md).
+// collections. At a few hundred runtimes it cut the collector's share of a
+// bring-up's CPU to a third for a little more memory; larger floors saved no
+// more (docs/performance.md, "Memory").
 const gcHeadroom = 24 << 20
 
 // version is the package version this binary was built for; hack/xpkg.sh sets it.

@@ -25,12 +25,11 @@ const (
 	// deletion or a repair may come minutes later, and a poll at thousands of
 	// runtimes comes after every other runtime's, when no size short of all of
 	// them would still hold its client. A client built again parses its
-	// kubeconfig and TLS material: about a third of a millisecond of CPU. A
-	// client that has made its calls holds about 9 KB (BenchmarkClientsHeld,
-	// its TLS sessions counted), and at 10,000 runtimes polls keep the cache
-	// full: with 500 and 1,000 clients the provider took 394 to 418 MiB there,
-	// against its 400 MiB budget, with 100 380 and 388 (BenchmarkSteady,
-	// docs/performance.md).
+	// kubeconfig and TLS material again. Every client that has made its calls
+	// holds memory (BenchmarkClientsHeld, its TLS sessions counted), and at
+	// 10,000 runtimes polls keep the cache full: larger sizes took the
+	// provider past its memory budget there, this one keeps it within
+	// (BenchmarkSteady; the figures are in docs/performance.md).
 	DefaultCacheSize = 100
 	// DefaultSessionCacheSize keeps the TLS sessions of the runtimes
 	// connected to last, beyond the clients kept: a runtime's next

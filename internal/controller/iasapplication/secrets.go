@@ -341,7 +341,8 @@ func (e *external) newSecret(ctx context.Context, cr *v1alpha1.IASApplication, a
 // unpublished is cd, or nothing when the connection Secret conn holds exactly
 // cd already. crossplane-runtime publishes what every Observe returns, and its
 // publisher tells an unchanged Secret with go-cmp, element by element through
-// reflection: 0.35 ms for the four keys, at every poll of every resource. With
+// reflection, at every poll of every resource: far more than the byte
+// comparison here. With
 // nothing to publish it finds the Secret differing at once and patches it with
 // no data, which the manager's client does not send
 // (kube.SkipEmptyConnectionSecrets).

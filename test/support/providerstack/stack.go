@@ -51,7 +51,7 @@ func Start(ctx context.Context, work string, sim iassim.Options) (s *Stack, err 
 		}
 	}()
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	mgmtEnv := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(root, "package", "crds")}, ErrorIfCRDPathMissing: true}
 	rtEnv := &envtest.Environment{}
 	for _, e := range []*envtest.Environment{mgmtEnv, rtEnv} {
