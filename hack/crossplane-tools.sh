@@ -6,7 +6,13 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 core_version=v2.4.2
-sum=$(cat "$here"/crossplane/go.{mod,sum} "$here"/crossplane-core/go.{mod,sum} | sha256sum | cut -c1-12)
+# Crossplane's RBAC manager (core's "rbac start") serves its metrics on
+# controller-runtime's default of :8080 and has no flag for it; a fixed port
+# would keep the local stack from running beside anything else that uses it.
+# The binary is built with controller-runtime's default set to "0" (no metrics
+# server); core's own "start" sets its port by flag, so it is unaffected.
+core_ldflags="-s -w -X github.com/crossplane/crossplane-runtime/v2/pkg/version.version=$core_version -X sigs.k8s.io/controller-runtime/pkg/metrics/server.DefaultBindAddress=0"
+sum=$( (cat "$here"/crossplane/go.{mod,sum} "$here"/crossplane-core/go.{mod,sum}; echo "$core_ldflags") | sha256sum | cut -c1-12)
 cache_root=${XPKG_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-eventing-auth/crossplane}
 out="$cache_root/$sum"
 bins=(crossplane crane crossplane-core)
@@ -26,8 +32,7 @@ export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOTOOLCHAIN=local
 echo "building the Crossplane CLI, crane and Crossplane core $core_version (first time: several minutes)" >&2
 (cd "$here/crossplane" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/crossplane" github.com/crossplane/cli/v2/cmd/crossplane)
 (cd "$here/crossplane" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/crane" github.com/google/go-containerregistry/cmd/crane)
-(cd "$here/crossplane-core" && go build -trimpath \
-  -ldflags "-s -w -X github.com/crossplane/crossplane-runtime/v2/pkg/version.version=$core_version" \
+(cd "$here/crossplane-core" && go build -trimpath -ldflags "$core_ldflags" \
   -o "$out.tmp/crossplane-core" github.com/crossplane/crossplane/v2/cmd/crossplane)
 # The CRDs of exactly the core version built above, from its module in the proxy.
 core_dir=$(cd "$here/crossplane-core" && go mod download -json "github.com/crossplane/crossplane/v2@$core_version" |

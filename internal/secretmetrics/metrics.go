@@ -52,16 +52,28 @@ var expiryBuckets = []struct {
 // at each scrape, so the figures always match the resources' status.
 type Metrics struct {
 	rotations *prometheus.CounterVec
-	// certExpiry is, per ProviderConfig logging in with a client certificate,
-	// when that certificate expires.
-	certExpiry *prometheus.GaugeVec
+	// certs is, per ProviderConfig logging in with a client certificate,
+	// when that certificate expires and when a reconcile last reported it.
+	// A ProviderConfig that no reconcile reports for CertificateForget (it
+	// was deleted, or nothing uses it any more) loses its series, so the
+	// series are as many as the ProviderConfigs in use.
+	certs  map[string]reportedCert
+	pruned time.Time
 
-	secrets, overdue, retirements, oldest *prometheus.Desc
+	certExpiry, secrets, overdue, retirements, oldest *prometheus.Desc
 
 	mu     sync.Mutex
 	source Source
 	now    func() time.Time
 }
+
+// CertificateForget is how long the certificate expiry of a ProviderConfig
+// that no reconcile reports stays exported: every resource that uses a
+// ProviderConfig reports it at each of its polls, and the hourly secrets
+// check is the longest a used one goes unreported.
+const CertificateForget = 2 * time.Hour
+
+type reportedCert struct{ notAfter, reported time.Time }
 
 // New creates the metrics and registers them with reg, if any.
 func New(reg prometheus.Registerer) *Metrics {
@@ -70,10 +82,10 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "eventing_auth_secret_rotations_total",
 			Help: "Rotations of a client secret that was within rotateBefore, by result (succeeded, failed).",
 		}, []string{"result"}),
-		certExpiry: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "eventing_auth_ias_client_certificate_expiry_timestamp_seconds",
-			Help: "When the client certificate a ProviderConfig logs in to IAS with expires (Unix seconds), by provider_config (Kind/[namespace/]name).",
-		}, []string{"provider_config"}),
+		certExpiry: prometheus.NewDesc("eventing_auth_ias_client_certificate_expiry_timestamp_seconds",
+			"When the client certificate a ProviderConfig logs in to IAS with expires (Unix seconds), by provider_config (Kind/[namespace/]name).",
+			[]string{"provider_config"}, nil),
+		certs: map[string]reportedCert{},
 		secrets: prometheus.NewDesc("eventing_auth_client_secrets",
 			"Published client secrets by the time left until they expire: expired, within 7d, 14d, 30d, 90d, later, or never.",
 			[]string{"expires_in"}, nil),
@@ -123,18 +135,35 @@ func (m *Metrics) ClientCertificate(pc string, notAfter *time.Time) {
 	if m == nil {
 		return
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if notAfter == nil {
-		m.certExpiry.DeleteLabelValues(pc)
+		delete(m.certs, pc)
 		return
 	}
-	m.certExpiry.WithLabelValues(pc).Set(float64(notAfter.Unix()))
+	now := m.now()
+	m.certs[pc] = reportedCert{notAfter: *notAfter, reported: now}
+	if now.Sub(m.pruned) > time.Minute {
+		m.pruned = now
+		m.forgetUnreportedLocked(now)
+	}
+}
+
+// forgetUnreportedLocked drops the certificates no reconcile reported for
+// CertificateForget; the scrapes prune too, this keeps the map bounded
+// where nothing scrapes.
+func (m *Metrics) forgetUnreportedLocked(now time.Time) {
+	for pc, c := range m.certs {
+		if now.Sub(c.reported) > CertificateForget {
+			delete(m.certs, pc)
+		}
+	}
 }
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.rotations.Describe(ch)
-	m.certExpiry.Describe(ch)
-	for _, d := range []*prometheus.Desc{m.secrets, m.overdue, m.retirements, m.oldest} {
+	for _, d := range []*prometheus.Desc{m.certExpiry, m.secrets, m.overdue, m.retirements, m.oldest} {
 		ch <- d
 	}
 }
@@ -142,9 +171,12 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.rotations.Collect(ch)
-	m.certExpiry.Collect(ch)
 	m.mu.Lock()
 	source := m.source
+	m.forgetUnreportedLocked(m.now())
+	for pc, c := range m.certs {
+		ch <- prometheus.MustNewConstMetric(m.certExpiry, prometheus.GaugeValue, float64(c.notAfter.Unix()), pc)
+	}
 	m.mu.Unlock()
 	if source == nil {
 		return

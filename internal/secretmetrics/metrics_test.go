@@ -3,6 +3,7 @@ package secretmetrics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,43 @@ eventing_auth_secret_rotations_total{result="succeeded"} 0
 				t.Error(err)
 			}
 		})
+	}
+}
+
+// TestCertificateSeries: a ProviderConfig's certificate expiry is exported
+// while reconciles report it, goes when it logs in with a password instead,
+// and goes once no reconcile reported it for CertificateForget (the
+// ProviderConfig was deleted or is no longer used).
+func TestCertificateSeries(t *testing.T) {
+	const name = "eventing_auth_ias_client_certificate_expiry_timestamp_seconds"
+	clock := now
+	m := New(nil)
+	m.now = func() time.Time { return clock }
+	series := func() int { return testutil.CollectAndCount(m, name) }
+
+	m.ClientCertificate("ClusterProviderConfig/default", in(90*24*time.Hour))
+	m.ClientCertificate("ProviderConfig/team-a/ias", in(10*24*time.Hour))
+	if n := series(); n != 2 {
+		t.Fatalf("%d series, want 2", n)
+	}
+	m.ClientCertificate("ProviderConfig/team-a/ias", nil)
+	if n := series(); n != 1 {
+		t.Fatalf("%d series after a switch to a password, want 1", n)
+	}
+	clock = clock.Add(CertificateForget - time.Minute)
+	if n := series(); n != 1 {
+		t.Fatalf("%d series within CertificateForget of the last report, want 1", n)
+	}
+	clock = clock.Add(2 * time.Minute)
+	if n := series(); n != 0 {
+		t.Fatalf("%d series after CertificateForget without a report, want 0", n)
+	}
+	// Without scrapes, reports keep the map to the ProviderConfigs in use.
+	for i := range 100 {
+		m.ClientCertificate(fmt.Sprintf("ProviderConfig/ns-%d/ias", i), in(time.Hour))
+		clock = clock.Add(CertificateForget / 50)
+	}
+	if n := len(m.certs); n > 52 {
+		t.Fatalf("%d certificates kept without scrapes, want those reported within CertificateForget", n)
 	}
 }

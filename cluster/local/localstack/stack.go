@@ -10,7 +10,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -341,19 +340,11 @@ func (s *Stack) crossplane(ctx context.Context) error {
 		return err
 	}
 	// The RBAC manager grants each provider revision its system ClusterRole
-	// and binds it to the ServiceAccount of the revision's Deployment. It serves
-	// its metrics on :8080, which has no flag.
-	l, err := net.Listen("tcp", ":8080")
-	if err != nil {
-		return fmt.Errorf("Crossplane's RBAC manager serves its metrics on :8080, which must be free: %w", err)
-	}
-	_ = l.Close()
-	rbac, err := s.start("crossplane-rbac", []string{"KUBECONFIG=" + s.MgmtKubeconfig, "POD_NAMESPACE=" + CrossplaneNamespace},
-		filepath.Join(s.o.Tools, "crossplane-core"), "rbac", "start", "--poll-interval=10s")
-	if err != nil {
-		return err
-	}
-	if err := waitListening(ctx, rbac, "127.0.0.1:8080"); err != nil {
+	// and binds it to the ServiceAccount of the revision's Deployment. It
+	// listens on no port: its binary is built without controller-runtime's
+	// default metrics address (hack/crossplane-tools.sh), which is fixed.
+	if _, err := s.start("crossplane-rbac", []string{"KUBECONFIG=" + s.MgmtKubeconfig, "POD_NAMESPACE=" + CrossplaneNamespace},
+		filepath.Join(s.o.Tools, "crossplane-core"), "rbac", "start", "--poll-interval=10s"); err != nil {
 		return err
 	}
 	if err := s.startPackageRuntime(ca); err != nil {
