@@ -50,19 +50,16 @@ bench: ## Benchmarks that print figures (BENCH <key> <value> bound <b> ratio <r>
 	cd cluster/local && KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" GOWORK=off $(GO) test -tags e2e -run '^$$' -bench Composed -benchtime 1x -timeout 60m ./e2e
 
 e2e: ## The whole flow with Crossplane core, functions, the garbage collector, the provider and the IAS simulator as local processes.
-	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && \
-	cd cluster/local && KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" GOWORK=off $(GO) test -tags e2e ./e2e -count=1 -timeout 15m -v
+	@hack/local.sh e2e
 
 reviewable: generate vet test ## What a change must pass before review.
 	@git diff --exit-code -- apis package internal/clients/ias/api || { echo "generated files are stale: commit the output of 'make generate'"; exit 1; }
 
 local-run: ## The whole flow on this machine: a Kyma CR becomes a Ready EventingAuth, an IAS app and the runtime's Secret; deleting it removes them.
-	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && \
-	cd cluster/local && KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" GOWORK=off $(GO) run .
+	@hack/local.sh run
 
 local-up: ## The same stack, left running with a runtime ready for a Kyma CR; prints the kubeconfigs, the metrics URL and commands to try; Ctrl-C stops it.
-	@assets="$$(hack/envtest-assets.sh)" && tools="$$(hack/crossplane-tools.sh)" && \
-	cd cluster/local && KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" GOWORK=off $(GO) run . --keep-running
+	@hack/local.sh up
 
 clean:
 	rm -rf bin

@@ -5,6 +5,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=progress.sh
+source "$here/progress.sh"
+progress_plan 3
 core_version=v2.4.2
 # Crossplane's RBAC manager (core's "rbac start") serves its metrics on
 # controller-runtime's default of :8080 and has no flag for it; a fixed port
@@ -23,17 +26,17 @@ complete=true
 for b in "${bins[@]}"; do [[ -x "$out/$b" ]] || complete=false; done
 [[ -d "$out/crds" ]] || complete=false
 if $complete; then
+  progress_skip 3
   echo "$out"
   exit 0
 fi
 
 mkdir -p "$out.tmp"
 export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOTOOLCHAIN=local
-echo "building the Crossplane CLI, crane and Crossplane core $core_version (first time: several minutes)" >&2
-(cd "$here/crossplane" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/crossplane" github.com/crossplane/cli/v2/cmd/crossplane)
-(cd "$here/crossplane" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/crane" github.com/google/go-containerregistry/cmd/crane)
-(cd "$here/crossplane-core" && go build -trimpath -ldflags "$core_ldflags" \
-  -o "$out.tmp/crossplane-core" github.com/crossplane/crossplane/v2/cmd/crossplane)
+echo "building the Crossplane CLI, crane and Crossplane core $core_version from the Go module proxy (first time only)" >&2
+progress_build "Crossplane CLI" go -C "$here/crossplane" build -trimpath -ldflags "-s -w" -o "$out.tmp/crossplane" github.com/crossplane/cli/v2/cmd/crossplane
+progress_build crane go -C "$here/crossplane" build -trimpath -ldflags "-s -w" -o "$out.tmp/crane" github.com/google/go-containerregistry/cmd/crane
+progress_build "Crossplane core" go -C "$here/crossplane-core" build -trimpath -ldflags "$core_ldflags" -o "$out.tmp/crossplane-core" github.com/crossplane/crossplane/v2/cmd/crossplane
 # The CRDs of exactly the core version built above, from its module in the proxy.
 core_dir=$(cd "$here/crossplane-core" && go mod download -json "github.com/crossplane/crossplane/v2@$core_version" |
   sed -n 's/.*"Dir": "\(.*\)",/\1/p')

@@ -5,6 +5,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=progress.sh
+source "$here/progress.sh"
+progress_plan 1
 sum=$(cat "$here"/promtool/go.{mod,sum} | sha256sum | cut -c1-12)
 cache_root=${PROMTOOL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-eventing-auth/promtool}
 out="$cache_root/$sum/promtool"
@@ -13,8 +16,8 @@ if [[ -x $out ]]; then
   exit 0
 fi
 mkdir -p "$(dirname "$out")"
-echo "building promtool (first time: a few minutes)" >&2
-(cd "$here/promtool" && GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOTOOLCHAIN=local \
-  go build -trimpath -ldflags "-s -w" -o "$out.tmp" github.com/prometheus/prometheus/cmd/promtool)
+echo "building promtool from the Go module proxy (first time only)" >&2
+export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOTOOLCHAIN=local
+progress_build promtool go -C "$here/promtool" build -trimpath -ldflags "-s -w" -o "$out.tmp" github.com/prometheus/prometheus/cmd/promtool
 mv "$out.tmp" "$out"
 echo "$out"

@@ -12,21 +12,29 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-tools=$("$root/hack/crossplane-tools.sh")
+# shellcheck source=progress.sh
+source "$root/hack/progress.sh"
+progress_plan 3
+# Counted by whoever built the tools first (hack/local.sh), not again here.
+tools=$(PROGRESS_DIR='' "$root/hack/crossplane-tools.sh")
 out=${XPKG_OUT:-$root/_output/xpkg}
 version=${VERSION:-v0.1.0-dev}
 mkdir -p "$out"
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
 
-CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$out/provider" "$root/cmd/provider"
-(cd "$root/hack/crossplane" && GOWORK=off GOFLAGS=-mod=readonly go run ./image \
-  --binary "$out/provider" --tag "ghcr.io/kyma-project/provider-eventing-auth:$version" --output "$out/provider-image.tar")
+progress_build provider env CGO_ENABLED=0 GOOS=linux GOARCH=amd64 \
+  go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$out/provider" "$root/cmd/provider"
+progress_build "composition function" env CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOWORK=off \
+  go -C "$root/function" build -trimpath -ldflags "-s -w" -o "$out/function-eventing-auth" .
+progress_build "image builder" env GOWORK=off GOFLAGS=-mod=readonly go -C "$root/hack/crossplane" build -o "$bin/image" ./image
 
+"$bin/image" --binary "$out/provider" --tag "ghcr.io/kyma-project/provider-eventing-auth:$version" --output "$out/provider-image.tar"
 "$tools/crossplane" xpkg build --package-root="$root/package" --ignore='configuration/*' \
   --examples-root="$root/examples" --embed-runtime-image-tarball="$out/provider-image.tar" \
   --package-file="$out/provider-eventing-auth.xpkg" >&2
-(cd "$root/function" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOWORK=off go build -trimpath -ldflags "-s -w" -o "$out/function-eventing-auth" .)
-(cd "$root/hack/crossplane" && GOWORK=off GOFLAGS=-mod=readonly go run ./image --binary "$out/function-eventing-auth" \
-  --path usr/local/bin/function --tag "ghcr.io/kyma-project/function-eventing-auth:$version" --output "$out/function-image.tar")
+"$bin/image" --binary "$out/function-eventing-auth" \
+  --path usr/local/bin/function --tag "ghcr.io/kyma-project/function-eventing-auth:$version" --output "$out/function-image.tar"
 "$tools/crossplane" xpkg build --package-root="$root/function/package" \
   --embed-runtime-image-tarball="$out/function-image.tar" --package-file="$out/function-eventing-auth.xpkg" >&2
 "$tools/crossplane" xpkg build --package-root="$root/package/configuration" --ignore='testdata/*' \

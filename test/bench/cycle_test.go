@@ -92,8 +92,16 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string, opera
 	phase := func(p string, run func()) {
 		prof.phase(p)
 		c0, t0, w0, s0 := benchfig.UsageOf(provider.Process.Pid).CPU, time.Now(), apiWrites(ctx, b), scrape(b)
+		l0 := logLines(b)
 		run()
 		cpu[p], took[p] = benchfig.UsageOf(provider.Process.Pid).CPU-c0, time.Since(t0)
+		// What a person reading the provider's log at the default level gets:
+		// at most a line per runtime made.
+		if lines := logLines(b) - l0; p == "bringup" {
+			benchfig.Figure(fmt.Sprintf("cycle_bringup_log_lines_%d", n), float64(lines), float64(n))
+		} else {
+			fmt.Printf("BENCH cycle_log_lines_%d{%s} %d\n", n, p, lines)
+		}
 		printPerRuntime(fmt.Sprintf("cycle_api_writes_per_runtime_%d{%s}", n, p), w0, apiWrites(ctx, b), n)
 		// One scrape of the provider at each end: a scrape costs it CPU, and
 		// the one at the start counts in the phase.

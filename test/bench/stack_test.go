@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -226,6 +227,16 @@ func creationCalls() int {
 
 // logTail is the end of the provider's log, for failures.
 func logTail() string { return tail(providerLog) }
+
+// logLines is how many lines the provider has logged so far.
+func logLines(b *testing.B) int {
+	b.Helper()
+	log, err := os.ReadFile(providerLog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bytes.Count(log, []byte("\n"))
+}
 
 // tail is the end of a log file, for failures.
 func tail(path string) string {

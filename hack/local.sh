@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds what the local stack needs, one numbered line per binary with its time
+# (hack/progress.sh), then runs it:
+#   hack/local.sh run   the whole flow once (make local-run)
+#   hack/local.sh up    the stack left running (make local-up)
+#   hack/local.sh e2e   the end-to-end tests (make e2e)
+# On a machine with empty Go caches the builds are most of the time; later runs
+# find every binary but the stack's own in the caches.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:?usage: hack/local.sh run|up|e2e}
+PROGRESS_DIR=$(mktemp -d)
+PROGRESS_EPOCH=$(date +%s)
+# kube-apiserver, kubectl, kube-controller-manager, etcd; the Crossplane CLI,
+# crane, Crossplane core; the provider, the function, the image builder; the
+# stack or its tests.
+PROGRESS_TOTAL=11
+export PROGRESS_DIR PROGRESS_EPOCH PROGRESS_TOTAL
+bin=$PROGRESS_DIR
+trap 'rm -rf "$bin"' EXIT
+# shellcheck source=progress.sh
+source "$root/hack/progress.sh"
+
+assets=$("$root/hack/envtest-assets.sh")
+tools=$("$root/hack/crossplane-tools.sh")
+# The packages, built here once so that their compile shows; the stack builds
+# them again at each version it publishes, from the warm build cache.
+XPKG_OUT="$bin/xpkg" "$root/hack/xpkg.sh" >/dev/null
+export KUBEBUILDER_ASSETS=$assets CROSSPLANE_TOOLS=$tools GOWORK=off
+
+case $mode in
+run | up)
+  progress_build "local stack" go -C "$root/cluster/local" build -o "$bin/local" .
+  args=()
+  [[ $mode == up ]] && args=(--keep-running)
+  # The stack's own package builds are not counted.
+  (unset PROGRESS_DIR && cd "$root/cluster/local" && "$bin/local" "${args[@]}")
+  ;;
+e2e)
+  progress_build "end-to-end tests" go -C "$root/cluster/local" test -tags e2e -c -o "$bin/e2e.test" ./e2e
+  (unset PROGRESS_DIR && cd "$root/cluster/local/e2e" && "$bin/e2e.test" -test.count=1 -test.timeout=15m -test.v)
+  ;;
+*)
+  echo "usage: hack/local.sh run|up|e2e" >&2
+  exit 2
+  ;;
+esac
