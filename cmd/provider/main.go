@@ -19,7 +19,7 @@ import (
 // gcHeadroom is the least garbage the collector lets build up between
 // collections. At a few hundred runtimes it cut the collector's share of a
 // bring-up's CPU to a third for a little more memory; larger floors saved no
-// more (docs/performance.md, "Memory").
+// more (docs/performance.md, what to request per 1,000 runtimes).
 const gcHeadroom = 24 << 20
 
 // version is the package version this binary was built for; hack/xpkg.sh sets it.
@@ -33,7 +33,7 @@ func main() {
 		// Most of the heap is the informer cache, which lives as long as the
 		// process: Go's default target of 100% garbage on top of it doubled the
 		// resident memory for little GC work saved. A small heap still gets
-		// gcHeadroom of garbage between collections (see docs/performance.md, "Memory").
+		// gcHeadroom of garbage between collections (docs/performance.md).
 		gcheadroom.Keep(50, gcHeadroom)
 	}
 

@@ -6,8 +6,9 @@
 // is mostly its informer cache, so at 10,000 runtimes a low percentage keeps the
 // resident memory in budget; with a few hundred runtimes the same percentage
 // allows only a few MB of garbage, and the reconciles' short-lived decoding
-// buffers made the collector run several times a second during a bring-up. A floor lets a small heap collect as rarely as a large one
-// does, and costs nothing where the percentage already allows more.
+// buffers made the collector run several times a second during a bring-up. A
+// floor lets a small heap collect as rarely as a large one does, and costs
+// nothing where the percentage already allows more.
 package gcheadroom
 
 import (

@@ -41,7 +41,7 @@ const (
 // composition when nothing changed (annotation crossplane.io/poll-interval).
 // Core watches the composed resources (realtime compositions), so its poll is
 // only a safety net; at core's default of a minute, polls of many EventingAuths
-// kept its workers from new ones (docs/performance.md). The provider polls the
+// kept its workers from new ones. The provider polls the
 // managed resources themselves.
 const XRPollInterval = time.Hour
 

@@ -43,8 +43,7 @@ const (
 	// calls, which follow each other within milliseconds; the next reconcile of
 	// that runtime comes seconds or minutes later. Each open connection holds
 	// TLS and HTTP buffers, so connections kept open for seconds at hundreds of
-	// reconciles per second were the provider's largest memory
-	// (docs/performance.md, Memory).
+	// reconciles per second were the provider's largest memory.
 	DefaultIdleTimeout = time.Second
 	// DefaultConnectTimeout bounds the TCP connect and the TLS handshake: a
 	// healthy API server completes both in well under a second, while a runtime

@@ -36,7 +36,7 @@ const quietHold = 30 * time.Second
 // collector retries it with backoff, spending its request budget on refusals
 // and recording each attempt on the app; core re-checks a used resource only
 // every 30 s; and at rest core's Usage controller rewrites every used app at
-// each of its polls (docs/performance.md). Waiting here is driven by a watch
+// each of its polls. Waiting here is driven by a watch
 // and writes one condition.
 func HoldDeletion(r reconcile.Reconciler, kube client.Client, poll time.Duration) reconcile.Reconciler {
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
