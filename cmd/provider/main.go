@@ -17,8 +17,8 @@ import (
 )
 
 // gcHeadroom is the least garbage the collector lets build up between
-// collections. At a few hundred runtimes it cut the collector's share of a
-// bring-up's CPU to a third for a little more memory; larger floors saved no
+// collections. At a few hundred runtimes it cuts most of the collector's share
+// of a bring-up's CPU for a little more memory; larger floors saved no
 // more (docs/performance.md, what to request per 1,000 runtimes).
 const gcHeadroom = 24 << 20
 
