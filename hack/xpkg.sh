@@ -27,7 +27,7 @@ progress_build provider env CGO_ENABLED=0 GOOS=linux GOARCH=amd64 \
   go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$out/provider" "$root/cmd/provider"
 progress_build "composition function" env CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOWORK=off \
   go -C "$root/function" build -trimpath -ldflags "-s -w" -o "$out/function-eventing-auth" .
-progress_build "image builder" env GOWORK=off GOFLAGS=-mod=readonly go -C "$root/hack/crossplane" build -o "$bin/image" ./image
+progress_build "image builder" env CGO_ENABLED=0 GOWORK=off GOFLAGS="-mod=readonly -trimpath" go -C "$root/hack/crossplane" build -o "$bin/image" ./image
 
 "$bin/image" --binary "$out/provider" --tag "ghcr.io/kyma-project/provider-eventing-auth:$version" --output "$out/provider-image.tar"
 "$tools/crossplane" xpkg build --package-root="$root/package" --ignore='configuration/*' \
