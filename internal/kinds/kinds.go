@@ -41,9 +41,11 @@ const (
 // composition when nothing changed (annotation crossplane.io/poll-interval).
 // Core watches the composed resources (realtime compositions), so its poll is
 // only a safety net; at core's default of a minute, polls of many EventingAuths
-// kept its workers from new ones. The provider polls the
-// managed resources themselves.
-const XRPollInterval = time.Hour
+// kept its workers from new ones, and at an hour each Ready EventingAuth still
+// cost four applies an hour that change nothing. It is as long as the
+// function's answers are kept (its TTL) and as core's resync a landscape sets
+// (--sync-interval=10h). The provider polls the managed resources themselves.
+const XRPollInterval = 10 * time.Hour
 
 // AnnotationApplied on an EventingAuth is a digest of what the kyma bridge
 // applied (its spec, owner and poll interval): the bridge re-applies only when

@@ -28,8 +28,8 @@ func TestDesiredEventingAuth(t *testing.T) {
 				t.Errorf("spec: -want +got:\n%s", diff)
 			}
 			// Core polls it rarely: its watches on the composed resources do the rest.
-			if got := xr.GetAnnotations()["crossplane.io/poll-interval"]; got != "1h0m0s" {
-				t.Errorf("crossplane.io/poll-interval = %q, want 1h0m0s", got)
+			if got := xr.GetAnnotations()["crossplane.io/poll-interval"]; got != "10h0m0s" {
+				t.Errorf("crossplane.io/poll-interval = %q, want 10h0m0s", got)
 			}
 			owner := metav1.GetControllerOf(xr)
 			if owner == nil || owner.UID != "u-1" || owner.Kind != "Kyma" || owner.APIVersion != "operator.kyma-project.io/v1beta2" {
