@@ -82,14 +82,16 @@ func (c *composed) atRest(ctx context.Context, composedRuntimes int) {
 	}
 
 	// The periodic share: every EventingAuth reconciled with nothing changed,
-	// at most once per TTL and once per resync of each informer that wakes it.
+	// at most once per TTL, once per core poll of it and once per resync of
+	// each informer that wakes it.
 	idle := c.idleReconciles(ctx, composedRuntimes)
-	perHour := float64(composedRuntimes) * (time.Hour.Hours()/functionTTL.Hours() + resyncsWakingEachXR*time.Hour.Hours()/localstack.CoreSyncInterval.Hours())
+	perHour := float64(composedRuntimes) * (time.Hour.Hours()/functionTTL.Hours() + time.Hour.Hours()/kinds.XRPollInterval.Hours() +
+		resyncsWakingEachXR*time.Hour.Hours()/localstack.CoreSyncInterval.Hours())
 	fmt.Printf("BENCH composed_rest_periodic_reconciles_per_h %.0f\n", perHour)
 	periodic := func(v float64) float64 { return v / float64(composedRuntimes) * perHour / 3600 } // per second
 	benchfig.Figure("composed_rest_api_writes_per_s_per_1000",
 		per1000*(sum(w.writes)/w.took.Seconds()+periodic(sum(idle.writes))), 1)
-	// The hourly poll's share: every EventingAuth once an hour.
+	// The periodic reconciles' share, as for the writes.
 	benchfig.Figure("composed_rest_core_reconciles_per_min_per_1000",
 		per1000*(sum(w.reconciles)/w.took.Minutes()+60*periodic(float64(composedRuntimes))), 1000.0/60)
 	fmt.Printf("BENCH composed_rest_core_cpu_s_per_min_per_1000 %.3f\n",
