@@ -3,7 +3,6 @@ package runtimewatcher
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -53,6 +52,20 @@ type heldEvent struct {
 	body              []byte
 }
 
+// headerClientCert carries the gateway's client certificate of the runtime.
+const headerClientCert = "X-Forwarded-Client-Cert"
+
+// request is ev posted to url again, as the gateway posted it.
+func (ev heldEvent) request(ctx context.Context, url string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(ev.body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set(headerClientCert, ev.xfcc)
+	req.Header.Set("Content-Type", ev.contentType)
+	return req, nil
+}
+
 // held are the events a standby holds, oldest first.
 type held struct {
 	mu     sync.Mutex
@@ -81,20 +94,16 @@ func (h *held) take() []heldEvent {
 // handOn serves an event on a standby: authenticated as the leader would,
 // then forwarded to the leader, or held.
 func (l *Listener) handOn(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		l.refuse(w, "", &refusal{http.StatusMethodNotAllowed, DropMethod, "only POST is served"})
-		return
-	}
-	if _, ref := l.authenticate(r); ref != nil {
+	if _, ref := l.admit(r); ref != nil {
 		l.refuse(w, "", ref)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
 	if err != nil {
-		l.refuse(w, "", &refusal{http.StatusRequestEntityTooLarge, DropOversized, fmt.Sprintf("a body over %d bytes is not accepted", maxBody)})
+		l.refuse(w, "", oversized)
 		return
 	}
-	ev := heldEvent{xfcc: r.Header.Get("X-Forwarded-Client-Cert"), contentType: r.Header.Get("Content-Type"), body: body}
+	ev := heldEvent{xfcc: r.Header.Get(headerClientCert), contentType: r.Header.Get("Content-Type"), body: body}
 	if r.Header.Get(headerHandedOn) == "" && l.forward(r.Context(), w, ev) {
 		l.o.Metrics.handed.WithLabelValues(HandedForwarded).Inc()
 		return
@@ -118,12 +127,10 @@ func (l *Listener) forward(ctx context.Context, w http.ResponseWriter, ev heldEv
 		// None published, or this replica's own from before a restart.
 		return false
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+l.Path(), bytes.NewReader(ev.body))
+	req, err := ev.request(ctx, "http://"+addr+l.Path())
 	if err != nil {
 		return false
 	}
-	req.Header.Set("X-Forwarded-Client-Cert", ev.xfcc)
-	req.Header.Set("Content-Type", ev.contentType)
 	req.Header.Set(headerHandedOn, l.o.Advertise)
 	resp, err := l.handOnClient.Do(req)
 	if err != nil {
@@ -147,12 +154,10 @@ func (l *Listener) forward(ctx context.Context, w http.ResponseWriter, ev heldEv
 // controller, as if they came now.
 func (l *Listener) replay(ctx context.Context) {
 	for _, ev := range l.held.take() {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.Path(), bytes.NewReader(ev.body))
+		req, err := ev.request(ctx, l.Path())
 		if err != nil {
 			continue
 		}
-		req.Header.Set("X-Forwarded-Client-Cert", ev.xfcc)
-		req.Header.Set("Content-Type", ev.contentType)
 		l.o.Metrics.handed.WithLabelValues(HandedReplayed).Inc()
 		l.ServeHTTP(&discard{header: http.Header{}}, req)
 	}

@@ -261,13 +261,26 @@ func (l *Listener) refuse(w http.ResponseWriter, id string, ref *refusal) {
 	http.Error(w, ref.msg, ref.code)
 }
 
+// oversized is the refusal of a body over maxBody.
+var oversized = &refusal{http.StatusRequestEntityTooLarge, DropOversized, fmt.Sprintf("a body over %d bytes is not accepted", maxBody)}
+
+// admit refuses what no replica takes, whichever serves the request: another
+// method than POST, a body declared too long, a caller not authenticated.
+// It returns the runtime ID the caller's certificate names.
+func (l *Listener) admit(r *http.Request) (string, *refusal) {
+	if r.Method != http.MethodPost {
+		return "", &refusal{http.StatusMethodNotAllowed, DropMethod, "only POST is served"}
+	}
+	if r.ContentLength > maxBody {
+		return "", oversized
+	}
+	return l.authenticate(r)
+}
+
 // authenticate reads the runtime ID as Lifecycle Manager does, the common
 // name of the client certificate the gateway forwards, once that certificate
 // is trusted.
 func (l *Listener) authenticate(r *http.Request) (string, *refusal) {
-	if r.ContentLength > maxBody {
-		return "", &refusal{http.StatusRequestEntityTooLarge, DropOversized, fmt.Sprintf("a body over %d bytes is not accepted", maxBody)}
-	}
 	id, err := l.ids.of(r)
 	switch {
 	case errors.Is(err, certificate.ErrHeaderMissing):
@@ -285,10 +298,7 @@ func (l *Listener) authenticate(r *http.Request) (string, *refusal) {
 // check reads and checks a request: the runtime it came from and the requests
 // to enqueue, or why it is refused.
 func (l *Listener) check(r *http.Request) (string, []reconcile.Request, *refusal) {
-	if r.Method != http.MethodPost {
-		return "", nil, &refusal{http.StatusMethodNotAllowed, DropMethod, "only POST is served"}
-	}
-	id, ref := l.authenticate(r)
+	id, ref := l.admit(r)
 	if ref != nil {
 		return id, nil, ref
 	}
@@ -296,7 +306,7 @@ func (l *Listener) check(r *http.Request) (string, []reconcile.Request, *refusal
 	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxBody)).Decode(&ev); err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return id, nil, &refusal{http.StatusRequestEntityTooLarge, DropOversized, fmt.Sprintf("a body over %d bytes is not accepted", maxBody)}
+			return id, nil, oversized
 		}
 		return id, nil, &refusal{http.StatusBadRequest, DropMalformedBody, "the body is not a runtime-watcher event: " + err.Error()}
 	}
