@@ -9,7 +9,14 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-mode=${1:?usage: hack/local.sh run|up|e2e}
+mode=${1:-}
+case $mode in
+run | up | e2e) ;;
+*)
+  echo "usage: hack/local.sh run|up|e2e" >&2
+  exit 2
+  ;;
+esac
 PROGRESS_DIR=$(mktemp -d)
 PROGRESS_EPOCH=$(date +%s)
 # kube-apiserver, kubectl, kube-controller-manager, etcd; the Crossplane CLI,
@@ -43,9 +50,5 @@ run | up)
 e2e)
   progress_build "end-to-end tests" go -C "$root/cluster/local" test -tags e2e -c -o "$bin/e2e.test" ./e2e
   (unset PROGRESS_DIR && cd "$root/cluster/local/e2e" && "$bin/e2e.test" -test.count=1 -test.timeout=15m -test.v)
-  ;;
-*)
-  echo "usage: hack/local.sh run|up|e2e" >&2
-  exit 2
   ;;
 esac

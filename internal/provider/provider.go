@@ -164,9 +164,10 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 // HTTP/1.1: over HTTP/2 every request runs in a goroutine of its own, whose
 // stack grows for the TLS write, with its headers compressed against a table
 // that changes with every path; a connection per request in flight costs
-// less CPU per runtime brought up and deleted. HTTP/2 pings an idle connection to find it dead; here TCP keepalive
-// probes do: a watch on a connection that went dead without a word
-// fails within managementKeepAlive's 30 s and is made again.
+// less CPU per runtime brought up and deleted. HTTP/2 pings an idle connection
+// to find it dead; here TCP keepalive probes do: a watch on a connection that
+// went dead without a word fails within managementKeepAlive's 30 s and is made
+// again.
 func managementConfig(cfg *rest.Config, qps float64) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = float32(qps), int(2*qps)
