@@ -5,6 +5,7 @@
 package kinds
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -37,8 +38,9 @@ const (
 	AnnotationSecretDescription = "eventingauth.kyma-project.io/secret-description"
 )
 
-// XRPollInterval is how often Crossplane core re-runs each EventingAuth's
-// composition when nothing changed (annotation crossplane.io/poll-interval).
+// XRPollInterval is how often, by default, Crossplane core re-runs each
+// EventingAuth's composition when nothing changed (annotation
+// crossplane.io/poll-interval; the provider's --composite-poll-interval).
 // Core watches the composed resources (realtime compositions), so its poll is
 // only a safety net; at core's default of a minute, polls of many EventingAuths
 // kept its workers from new ones, and at an hour each Ready EventingAuth still
@@ -53,13 +55,15 @@ const XRPollInterval = 10 * time.Hour
 const AnnotationApplied = "eventingauth.kyma-project.io/bridge-applied"
 
 // DesiredEventingAuth is the EventingAuth for a Kyma CR, as the bridge applies
-// it, with the digest of its content in AnnotationApplied.
-func DesiredEventingAuth(kyma client.Object) *unstructured.Unstructured {
+// it, with the digest of its content in AnnotationApplied; core polls it every
+// poll (XRPollInterval if zero).
+func DesiredEventingAuth(kyma client.Object, poll time.Duration) *unstructured.Unstructured {
+	poll = cmp.Or(poll, XRPollInterval)
 	xr := &unstructured.Unstructured{}
 	xr.SetGroupVersionKind(EventingAuth)
 	xr.SetName(kyma.GetName())
 	xr.SetNamespace(kyma.GetNamespace())
-	xr.SetAnnotations(map[string]string{xpmeta.AnnotationKeyPollInterval: XRPollInterval.String()})
+	xr.SetAnnotations(map[string]string{xpmeta.AnnotationKeyPollInterval: poll.String()})
 	ref := metav1.NewControllerRef(kyma, Kyma)
 	// Not blocking the Kyma's deletion: that would need update on kymas/finalizers
 	// where OwnerReferencesPermissionEnforcement is on, and the garbage collector
@@ -74,7 +78,7 @@ func DesiredEventingAuth(kyma client.Object) *unstructured.Unstructured {
 	b, _ := json.Marshal(xr.Object) // Maps of strings: never fails.
 	sum := sha256.Sum256(b)
 	xr.SetAnnotations(map[string]string{
-		xpmeta.AnnotationKeyPollInterval: XRPollInterval.String(),
+		xpmeta.AnnotationKeyPollInterval: poll.String(),
 		AnnotationApplied:                hex.EncodeToString(sum[:8]),
 	})
 	return xr

@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,7 +21,7 @@ func TestDesiredEventingAuth(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			kyma := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "rt-1", Namespace: "kcp-system", UID: types.UID("u-1"), Labels: tc.labels}}
-			xr := DesiredEventingAuth(kyma)
+			xr := DesiredEventingAuth(kyma, 0)
 			if xr.GroupVersionKind() != EventingAuth || xr.GetName() != "rt-1" || xr.GetNamespace() != "kcp-system" {
 				t.Errorf("wrong identity: %s %s/%s", xr.GroupVersionKind(), xr.GetNamespace(), xr.GetName())
 			}
@@ -45,7 +46,7 @@ func TestDesiredEventingAuthDigest(t *testing.T) {
 			Labels: map[string]string{LabelGlobalAccount: ga}}}
 	}
 	digest := func(k *metav1.PartialObjectMetadata) string {
-		return DesiredEventingAuth(k).GetAnnotations()[AnnotationApplied]
+		return DesiredEventingAuth(k, 0).GetAnnotations()[AnnotationApplied]
 	}
 	if a, b := digest(kyma("u-1", "ga-1")), digest(kyma("u-1", "ga-1")); a == "" || a != b {
 		t.Errorf("the same Kyma CR gives digests %q and %q, want one, not empty", a, b)
@@ -55,5 +56,14 @@ func TestDesiredEventingAuthDigest(t *testing.T) {
 		if digest(k) == digest(kyma("u-1", "ga-1")) {
 			t.Errorf("%s: the digest did not change", name)
 		}
+	}
+	// A new --composite-poll-interval is applied too.
+	k := kyma("u-1", "ga-1")
+	other := DesiredEventingAuth(k, 10*time.Minute)
+	if got := other.GetAnnotations()["crossplane.io/poll-interval"]; got != "10m0s" {
+		t.Errorf("crossplane.io/poll-interval = %q, want 10m0s", got)
+	}
+	if other.GetAnnotations()[AnnotationApplied] == digest(k) {
+		t.Error("OtherPollInterval: the digest did not change")
 	}
 }

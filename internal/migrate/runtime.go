@@ -253,7 +253,7 @@ func (s *state) prepare(ctx context.Context, o Options) error {
 // applyComposite applies the EventingAuth as the kyma bridge would, with the
 // migration's annotations; withApp names the app to take over.
 func (s *state) applyComposite(ctx context.Context, o Options, withApp bool) error {
-	xr := kinds.DesiredEventingAuth(s.kyma)
+	xr := kinds.DesiredEventingAuth(s.kyma, 0)
 	ann := map[string]string{kinds.AnnotationSecretDescription: OperatorSecretDescription}
 	if withApp {
 		ann[kinds.AnnotationApplicationID] = s.app.ID

@@ -147,7 +147,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 			SecretMetrics: secretmetrics.New(p.Metrics)}.Defaulted(),
 		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: s.RuntimeUnreachableDeletion, Runtimes: out.Runtimes,
 			Watcher: out.Watcher}.Defaulted(),
-		KymaBridge: kymabridge.Config{Enabled: s.KymaBridge, Resync: d.bridgeResync, Workers: d.workers},
+		KymaBridge: kymabridge.Config{Enabled: s.KymaBridge, Resync: d.bridgeResync, CompositePoll: s.CompositePoll, Workers: d.workers},
 	}
 	if err := eacontroller.SetupGated(mgr, o, configs); err != nil {
 		return nil, fmt.Errorf("cannot set up controllers: %w", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 )
 
@@ -56,6 +57,9 @@ type Settings struct {
 	RuntimeClientCacheSize     int
 
 	KymaBridge bool
+	// CompositePoll is the crossplane.io/poll-interval the bridge gives each
+	// EventingAuth.
+	CompositePoll time.Duration
 
 	WatcherAddr      string
 	WatcherComponent string
@@ -90,6 +94,7 @@ func DefaultSettings() Settings {
 		RuntimeUnreachableDeletion: runtimesecret.DefaultUnreachableDeletion,
 		RuntimeClientCacheSize:     kymaruntime.DefaultCacheSize,
 		KymaBridge:                 true,
+		CompositePoll:              kinds.XRPollInterval,
 		WatcherComponent:           runtimewatcher.DefaultComponent,
 	}
 }
@@ -120,6 +125,7 @@ func (s *Settings) Bind(fs *flag.FlagSet) {
 	fs.IntVar(&s.IASTenantBurst, "ias-tenant-burst", s.IASTenantBurst, "Burst of --ias-tenant-qps.")
 	fs.DurationVar(&s.IASRejectedBackoff, "ias-rejected-credentials-backoff", s.IASRejectedBackoff, "After IAS rejected a ProviderConfig's credentials (401 or 403), how long until one probe with the same credentials; a change of the credentials Secret is tried at once.")
 	fs.BoolVar(&s.KymaBridge, "kyma-bridge", s.KymaBridge, "Keep one EventingAuth composite resource per Kyma CR.")
+	fs.DurationVar(&s.CompositePoll, "composite-poll-interval", s.CompositePoll, "How often Crossplane core re-runs each EventingAuth's composition when nothing changed (its crossplane.io/poll-interval); it watches the composed resources, so this is only a safety net. The composition function's --ttl wins when set.")
 	fs.StringVar(&s.WatcherAddr, "runtime-watcher-address", s.WatcherAddr, "Address on which to receive Kyma runtime-watcher events, which repair a runtime's Secret within a second of its change; empty: off. Reachable only through the control plane's gateway (see docs/operations.md).")
 	fs.StringVar(&s.WatcherClientCA, "runtime-watcher-client-ca", s.WatcherClientCA, "PEM file of one or more CA certificates: a runtime-watcher event is taken only if the client certificate the gateway forwards chains to one of them and is valid now (Lifecycle Manager's CA Issuer, see docs/operations.md); others are refused with 401 before anything else.")
 	fs.StringVar(&s.WatcherAdvertise, "runtime-watcher-advertise-address", s.WatcherAdvertise, "With --leader-election: host:port at which the other replicas reach this replica's runtime-watcher listener (the pod's IP and the listener's port); a standby hands every event it gets to the leader there.")

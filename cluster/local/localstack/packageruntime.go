@@ -200,7 +200,7 @@ func (r *packageRuntime) functionProcess(ctx context.Context, fn, image string) 
 	if err != nil {
 		return functionProcess{}, err
 	}
-	p, err := r.s.start(fn, []string{"TLS_SERVER_CERTS_DIR=" + dir}, bin, "--address="+addr)
+	p, err := r.s.start(fn, []string{"TLS_SERVER_CERTS_DIR=" + dir}, bin, append([]string{"--address=" + addr}, r.s.o.FunctionArgs[fn]...)...)
 	if err != nil {
 		return functionProcess{}, err
 	}

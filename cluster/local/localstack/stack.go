@@ -62,6 +62,9 @@ type Options struct {
 	// CorePollInterval is Crossplane core's --poll-interval; default 10s, so
 	// that packages settle quickly in tests (a landscape runs core's 1m).
 	CorePollInterval time.Duration
+	// CoreSyncInterval is Crossplane core's --sync-interval; default
+	// CoreSyncInterval.
+	CoreSyncInterval time.Duration
 	// CoreArgs are further flags of Crossplane core, as a landscape sets them
 	// through its Helm values (e.g. --max-concurrent-reconciles).
 	CoreArgs []string
@@ -71,6 +74,15 @@ type Options struct {
 	// resources, a GET and a DELETE each, so its rate bounds how fast many
 	// Kyma CRs can be deleted (docs/performance.md).
 	GarbageCollectorQPS int
+	// GarbageCollectorWorkers is kube-controller-manager's
+	// --concurrent-gc-syncs; 0 keeps its default of 20.
+	GarbageCollectorWorkers int
+	// FunctionArgs are further flags of a composition function, by its name
+	// (e.g. function-eventing-auth's --ttl).
+	FunctionArgs map[string][]string
+	// AuditLog has the management API server write an audit log (AuditLog):
+	// every write request, and every request of the garbage collector.
+	AuditLog bool
 	// Sim sets the IAS simulator's latency and rate limit (its credentials are
 	// the stack's own).
 	Sim iassim.Options
@@ -102,6 +114,9 @@ type Stack struct {
 	// WatcherClientCA is the file of the CA the runtimes' client
 	// certificates chain to, the provider's --runtime-watcher-client-ca.
 	WatcherClientCA string
+	// AuditLog is the file of the management API server's audit log, with
+	// Options.AuditLog (ReadAudit reads it).
+	AuditLog string
 
 	o             Options
 	mgmt, runtime *envtest.Environment
@@ -213,6 +228,11 @@ func (s *Stack) controlPlanes(ctx context.Context) error {
 		},
 		ErrorIfCRDPathMissing: true,
 	}
+	if s.o.AuditLog {
+		if err := s.auditLog(); err != nil {
+			return err
+		}
+	}
 	s.runtime = &envtest.Environment{}
 	started := make(chan error, 1)
 	go func() { _, err := s.runtime.Start(); started <- err }()
@@ -272,10 +292,26 @@ func (s *Stack) garbageCollector(ctx context.Context) error {
 		return err
 	}
 	port := addr[strings.LastIndex(addr, ":")+1:]
-	args := []string{"--kubeconfig=" + s.MgmtKubeconfig, "--controllers=garbagecollector", "--leader-elect=false",
+	// A user of its own, as in a cluster, so that the audit log tells its
+	// requests apart.
+	u, err := s.mgmt.AddUser(envtest.User{Name: GarbageCollectorUser, Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	kc, err := u.KubeConfig()
+	if err != nil {
+		return err
+	}
+	kubeconfig := filepath.Join(s.Work, "kube-controller-manager.kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		return err
+	}
+	args := []string{"--kubeconfig=" + kubeconfig, "--controllers=garbagecollector", "--leader-elect=false",
 		"--bind-address=127.0.0.1", "--secure-port=" + port, "--use-service-account-credentials=false",
-		"--authentication-kubeconfig=" + s.MgmtKubeconfig, "--authorization-kubeconfig=" + s.MgmtKubeconfig,
-		"--concurrent-gc-syncs=5"}
+		"--authentication-kubeconfig=" + kubeconfig, "--authorization-kubeconfig=" + kubeconfig}
+	if n := s.o.GarbageCollectorWorkers; n > 0 {
+		args = append(args, fmt.Sprintf("--concurrent-gc-syncs=%d", n))
+	}
 	if qps := s.o.GarbageCollectorQPS; qps > 0 {
 		args = append(args, fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", 2*qps))
 	}
@@ -332,7 +368,7 @@ func (s *Stack) crossplane(ctx context.Context) error {
 			"--max-concurrent-reconciles=10",
 			// The resync docs/operations.md gives landscapes: each resync re-runs
 			// every EventingAuth.
-			"--sync-interval=" + CoreSyncInterval.String()}, s.o.CoreArgs...)...)
+			"--sync-interval=" + cmp.Or(s.o.CoreSyncInterval, CoreSyncInterval).String()}, s.o.CoreArgs...)...)
 	if err != nil {
 		return err
 	}

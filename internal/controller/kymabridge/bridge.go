@@ -94,7 +94,7 @@ func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 		// Garbage collection deletes the EventingAuth it controls.
 		return ctrl.Result{}, nil
 	}
-	want := kinds.DesiredEventingAuth(kyma)
+	want := kinds.DesiredEventingAuth(kyma, r.c.CompositePoll)
 	if r.applied(ctx, want) {
 		return ctrl.Result{RequeueAfter: r.c.Resync}, nil
 	}

@@ -10,6 +10,9 @@ type Config struct {
 	// Resync re-applies each EventingAuth this often, so one deleted by hand
 	// comes back; the poll interval.
 	Resync time.Duration
+	// CompositePoll is how often Crossplane core re-runs each EventingAuth's
+	// composition with nothing changed (kinds.XRPollInterval if zero).
+	CompositePoll time.Duration
 	// Workers reconcile Kyma CRs concurrently; the provider's
 	// --max-reconcile-rate.
 	Workers int
