@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"os"
 	"testing"
 
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
@@ -16,17 +17,19 @@ type auditReader struct {
 	offset int64
 }
 
+// newAuditReader counts from the end of the log as it is now.
 func newAuditReader(b testing.TB, s *localstack.Stack) *auditReader {
-	a := &auditReader{b: b, s: s}
-	a.since()
-	return a
+	fi, err := os.Stat(s.AuditLog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &auditReader{b: b, s: s, offset: fi.Size()}
 }
 
-// auditCounts are requests by "resource verb writer", and the garbage
-// collector's requests of every verb.
+// auditCounts are the writes by "resource verb writer", and the garbage
+// collector's requests of every verb by "resource verb".
 type auditCounts struct {
-	writes           map[string]float64
-	garbageCollector float64
+	writes, garbageCollector map[string]float64
 }
 
 // since counts the requests made since the last call.
@@ -36,10 +39,10 @@ func (a *auditReader) since() auditCounts {
 		a.b.Fatal(err)
 	}
 	a.offset = offset
-	out := auditCounts{writes: map[string]float64{}}
+	out := auditCounts{writes: map[string]float64{}, garbageCollector: map[string]float64{}}
 	for _, r := range reqs {
 		if r.Writer == "kube-controller-manager" {
-			out.garbageCollector++
+			out.garbageCollector[r.Resource+" "+r.Verb]++
 		}
 		switch r.Verb {
 		case "create", "update", "patch", "delete", "deletecollection":

@@ -13,8 +13,10 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	ctrlevent "sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
@@ -44,7 +46,11 @@ const UsageSettle = 5 * time.Second
 // namespace whichever kind they reference, so both count ProviderConfigUsages;
 // each counts only the usages of its own kind.
 // They keep crossplane-runtime's global reconcile limiter: counting is not urgent.
+// A resync of the cache wakes neither: crossplane-runtime's count writes the
+// config and its status each time, changed or not, and nothing can have
+// changed that no event told of.
 func Setup(mgr ctrl.Manager, o reconciler.Options) error {
+	changed := builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})
 	for _, k := range []struct {
 		config resource.ProviderConfigKinds
 		obj    resource.Object
@@ -60,8 +66,8 @@ func Setup(mgr ctrl.Manager, o reconciler.Options) error {
 		if err := ctrl.NewControllerManagedBy(mgr).
 			Named(name).
 			WithOptions(o.ForControllerRuntime()).
-			For(k.obj).
-			Watches(&v1alpha1.ProviderConfigUsage{}, usages).
+			For(k.obj, changed).
+			Watches(&v1alpha1.ProviderConfigUsage{}, usages, changed).
 			Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)); err != nil {
 			return err
 		}
