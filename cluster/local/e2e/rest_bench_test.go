@@ -99,7 +99,7 @@ func envInt(b *testing.B, env string, def int) int {
 // periodic applies.
 func (c *composed) atRest(ctx context.Context, n, scale int, window time.Duration) {
 	c.waitXRsReady(ctx, n)
-	c.settle(ctx)
+	c.settle(ctx, "composed_rest")
 	var perMinute []float64 // EventingAuth reconciles in each minute of the window
 	w := c.measure(ctx, func() {
 		end := time.Now().Add(window)
@@ -206,7 +206,7 @@ func sum(s []float64) float64 {
 // after a large bring-up core reconciles every EventingAuth once more (3,000 in
 // the minute after they were all Ready, with no write by anyone), which is the
 // bring-up's cost, not the cost at rest.
-func (c *composed) settle(ctx context.Context) {
+func (c *composed) settle(ctx context.Context, prefix string) {
 	const quiet, limit = 30 * time.Second, 10 * time.Minute
 	start, first := time.Now(), c.xrReconciles(ctx)
 	last, since := first, time.Now()
@@ -223,8 +223,8 @@ func (c *composed) settle(ctx context.Context) {
 			last, since = n, time.Now()
 		}
 	}
-	fmt.Printf("BENCH composed_rest_settle_s %.0f\n", time.Since(start).Seconds())
-	fmt.Printf("BENCH composed_rest_settle_xr_reconciles %.0f\n", last-first)
+	fmt.Printf("BENCH %s_settle_s %.0f\n", prefix, time.Since(start).Seconds())
+	fmt.Printf("BENCH %s_settle_xr_reconciles %.0f\n", prefix, last-first)
 }
 
 // xrController is Crossplane core's controller of EventingAuths.
