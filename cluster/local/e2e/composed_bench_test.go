@@ -79,13 +79,6 @@ func unthrottled(b *testing.B, kubeconfig string, scheme *runtime.Scheme) client
 // (docs/operations.md).
 const gcQPS = 300
 
-// gcWorkers is the garbage collector's --concurrent-gc-syncs in the bench (its
-// default is 20). Each worker reads an object and its owner and deletes it, one
-// request after another: under the load of a mass deletion 20 of them kept
-// the collector well below its request rate. A landscape that deletes
-// thousands at once raises both (docs/operations.md).
-const gcWorkers = 50
-
 // BenchmarkComposed takes the figures users see: Kyma CR to runtime Secret
 // through the kyma bridge, Crossplane core and the composition function, at
 // 200, 1,000 and 3,000 runtimes, the first two next to the same number of
@@ -120,11 +113,11 @@ func BenchmarkComposed(b *testing.B) {
 	}
 }
 
-// newComposed starts the stack with o, the garbage collector at gcQPS and gcWorkers, the
+// newComposed starts the stack with o, the garbage collector at gcQPS, the
 // audit log on and IAS answering in 100 ms, and waits until the packages are
 // installed.
 func newComposed(b *testing.B, ctx context.Context, o localstack.Options) *composed {
-	o.GarbageCollectorQPS, o.GarbageCollectorWorkers, o.AuditLog = gcQPS, gcWorkers, true
+	o.GarbageCollectorQPS, o.AuditLog = gcQPS, true
 	o.Sim = iassim.Options{Latency: 100 * time.Millisecond}
 	s := startStack(b, ctx, o)
 	NewWithT(b).Eventually(func(g Gomega) { expectInstalled(g, ctx, s, localstack.InstallVersion) }, 3*time.Minute, time.Second).Should(Succeed())

@@ -74,9 +74,6 @@ type Options struct {
 	// resources, a GET and a DELETE each, so its rate bounds how fast many
 	// Kyma CRs can be deleted (docs/performance.md).
 	GarbageCollectorQPS int
-	// GarbageCollectorWorkers is kube-controller-manager's
-	// --concurrent-gc-syncs; 0 keeps its default of 20.
-	GarbageCollectorWorkers int
 	// FunctionArgs are further flags of a composition function, by its name
 	// (e.g. function-eventing-auth's --ttl).
 	FunctionArgs map[string][]string
@@ -309,9 +306,6 @@ func (s *Stack) garbageCollector(ctx context.Context) error {
 	args := []string{"--kubeconfig=" + kubeconfig, "--controllers=garbagecollector", "--leader-elect=false",
 		"--bind-address=127.0.0.1", "--secure-port=" + port, "--use-service-account-credentials=false",
 		"--authentication-kubeconfig=" + kubeconfig, "--authorization-kubeconfig=" + kubeconfig}
-	if n := s.o.GarbageCollectorWorkers; n > 0 {
-		args = append(args, fmt.Sprintf("--concurrent-gc-syncs=%d", n))
-	}
 	if qps := s.o.GarbageCollectorQPS; qps > 0 {
 		args = append(args, fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", 2*qps))
 	}

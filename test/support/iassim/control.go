@@ -123,12 +123,16 @@ func (s *Server) Apps() []App {
 	return out
 }
 
-// AppsNamed returns copies of the apps with the given name.
+// AppsNamed returns copies of the apps with the given name. Only those are
+// copied: benches ask it of thousands of runtimes while the tenant serves the
+// provider under the same lock.
 func (s *Server) AppsNamed(name string) []App {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []App
-	for _, a := range s.Apps() {
-		if a.Name == name {
-			out = append(out, a)
+	for _, id := range s.order {
+		if a := s.apps[id]; a.Name == name {
+			out = append(out, a.clone())
 		}
 	}
 	return out
