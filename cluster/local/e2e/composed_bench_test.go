@@ -375,6 +375,9 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 		name string
 		done func(context.Context, string) bool
 	}{
+		// The garbage collector deleted the EventingAuth; then core removed
+		// its finalizer.
+		{"xr_deleting", func(_ context.Context, id string) bool { return c.watches.xrs.deleting(id) }},
 		{"xr", func(_ context.Context, id string) bool { return !c.watches.xrs.exists(id) }},
 		{"runtime_secret", func(ctx context.Context, id string) bool { return !c.hasSecret(ctx, id) }},
 		{"runtimesecret_mr", func(_ context.Context, id string) bool { return !c.watches.runtimeSecrets.exists(id) }},

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
@@ -36,6 +37,17 @@ func watchObjects(ctx context.Context, kubeconfig string, gvr schema.GroupVersio
 		return nil, fmt.Errorf("the watch on %s did not sync", gvr.Resource)
 	}
 	return &objectWatch{store: inf.GetStore(), ns: ns}, nil
+}
+
+// deleting tells whether the object named name is gone or being deleted, as
+// the watch saw it.
+func (w *objectWatch) deleting(name string) bool {
+	o, ok, _ := w.store.GetByKey(w.ns + "/" + name)
+	if !ok {
+		return true
+	}
+	m, err := meta.Accessor(o)
+	return err == nil && m.GetDeletionTimestamp() != nil
 }
 
 // exists tells whether the object named name exists, as the watch saw it.
