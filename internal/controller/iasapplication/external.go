@@ -375,12 +375,6 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	if id == "" {
 		return managed.ExternalDelete{}, nil
 	}
-	if handingOver(cr) {
-		// It gave its app away and only reads it: its deletion leaves the app,
-		// even while the tenant's listing that Observe read, taken before the
-		// hand-over, still names it the owner.
-		return managed.ExternalDelete{}, nil
-	}
 	if err := e.ias.DeleteApplication(ctx, id); err != nil && !ias.IsNotFound(err) {
 		return managed.ExternalDelete{}, err
 	}
