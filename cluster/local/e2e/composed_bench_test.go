@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -361,6 +363,7 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 		c.b.Fatal(err)
 	}
 	stats0 := c.s.Sim.Stats()
+	cpu0 := benchfig.CPUByCommand(c.processName())
 	calls0, start := c.iasCalls(), time.Now()
 	c.each(ctx, ids, func(ctx context.Context, id string) error {
 		k := &unstructured.Unstructured{}
@@ -369,6 +372,9 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 		k.SetName(id)
 		return client.IgnoreNotFound(c.mgmt.Delete(ctx, k))
 	})
+	// The tenant's app names, read once a round rather than once per runtime:
+	// the simulator's lock, held for each, slowed the deletion it measures.
+	iasNames := newSnapshot(100*time.Millisecond, c.s.Sim.NameCounts)
 	// The stages of a deletion, in the order they should happen: each one's
 	// latest time tells which binds.
 	stages := []struct {
@@ -382,7 +388,7 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 		{"runtime_secret", func(ctx context.Context, id string) bool { return !c.hasSecret(ctx, id) }},
 		{"runtimesecret_mr", func(_ context.Context, id string) bool { return !c.watches.runtimeSecrets.exists(id) }},
 		{"iasapplication_mr", func(_ context.Context, id string) bool { return !c.watches.iasApplications.exists(id) }},
-		{"ias_app", func(_ context.Context, id string) bool { return len(c.s.Sim.AppsNamed(id)) == 0 }},
+		{"ias_app", func(_ context.Context, id string) bool { return iasNames.get()[id] == 0 }},
 	}
 	var mu sync.Mutex
 	last := map[string]time.Duration{}
@@ -414,6 +420,7 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 		return all
 	})
 	took := time.Since(start)
+	c.printCPUByCommand(fmt.Sprintf("kyma_delete_%d", len(ids)), cpu0, took)
 	c.runtimes -= len(ids)
 	benchfig.Figure(fmt.Sprintf("kyma_delete_%d_app_before_secret", len(ids)), float64(outOfOrder.Load()), 0)
 	// What the garbage collector still deletes once all is gone (the
@@ -463,6 +470,88 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 	fmt.Printf("BENCH kyma_delete_%d_gc_bound_s %.1f\n", len(ids), gcBound)
 	fmt.Printf("BENCH kyma_delete_%d_ias_calls_per_runtime %.2f\n", len(ids), float64(calls)/float64(len(ids)))
 	benchfig.Figure(fmt.Sprintf("kyma_delete_%d_s", len(ids)), took.Seconds(), 1.3*max(iasBound, gcBound))
+}
+
+// printCPUByCommand prints the CPU each command used since before, the
+// commands that used at least a second, and how busy the machine's cores
+// were over took: at 1 the machine binds, not any one part.
+func (c *composed) printCPUByCommand(prefix string, before map[string]time.Duration, took time.Duration) {
+	var total time.Duration
+	now := benchfig.CPUByCommand(c.processName())
+	for _, comm := range slices.Sorted(maps.Keys(now)) {
+		d := now[comm] - before[comm]
+		total += d
+		if d >= time.Second {
+			fmt.Printf("BENCH %s_cpu_s{%s} %.1f\n", prefix, comm, d.Seconds())
+		}
+	}
+	fmt.Printf("BENCH %s_cores_busy %.2f (of %d)\n", prefix, total.Seconds()/took.Seconds(), goruntime.NumCPU())
+}
+
+// snapshot is a value read again at most every so often.
+type snapshot[T any] struct {
+	every time.Duration
+	read  func() T
+
+	mu sync.Mutex
+	at time.Time
+	v  T
+}
+
+func newSnapshot[T any](every time.Duration, read func() T) *snapshot[T] {
+	return &snapshot[T]{every: every, read: read}
+}
+
+func (s *snapshot[T]) get() T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if time.Since(s.at) >= s.every {
+		s.v, s.at = s.read(), time.Now()
+	}
+	return s.v
+}
+
+// processName tells the management cluster's API server and etcd from the
+// runtimes' (which stand in for API servers elsewhere), by the management API
+// server's port and the etcd it names; e2e.test is this benchmark, with the
+// IAS simulator and the runtime proxy.
+func (c *composed) processName() func(string, []string) string {
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.s.MgmtKubeconfig)
+	if err != nil {
+		c.b.Fatal(err)
+	}
+	u, err := url.Parse(cfg.Host)
+	if err != nil {
+		c.b.Fatal(err)
+	}
+	apiserverPort := "=" + u.Port()
+	var etcdURL string
+	for _, args := range benchfig.CommandLines("kube-apiserver") {
+		if slices.ContainsFunc(args, func(a string) bool { return strings.HasSuffix(a, apiserverPort) }) {
+			for _, a := range args {
+				if v, ok := strings.CutPrefix(a, "--etcd-servers="); ok {
+					etcdURL = v
+				}
+			}
+		}
+	}
+	return func(comm string, args []string) string {
+		var mgmt bool
+		switch comm {
+		case "kube-apiserver":
+			mgmt = slices.ContainsFunc(args, func(a string) bool { return strings.HasSuffix(a, apiserverPort) })
+		case "etcd":
+			mgmt = etcdURL != "" && slices.ContainsFunc(args, func(a string) bool {
+				return strings.HasPrefix(a, "--listen-client-urls") && strings.Contains(a, etcdURL)
+			})
+		default:
+			return comm
+		}
+		if mgmt {
+			return comm + "/management"
+		}
+		return comm + "/runtime"
+	}
 }
 
 // gcQuiet waits until the garbage collector has made no request for two

@@ -311,6 +311,10 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		return managed.ExternalUpdate{}, err
 	}
 	if err := ownedElsewhere(cr, app); err != nil {
+		// Observe read an older listing that still named this resource: it
+		// keeps no record of the app, so that its deletion never takes the
+		// fast way to IAS.
+		cr.Status.AtProvider.ID = ""
 		return managed.ExternalUpdate{}, err
 	}
 	if p := drift(cr, app); len(p) > 0 {

@@ -149,3 +149,26 @@ func TestHandOverTargetChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleListingNeverDeletesAHandedOverApp: an Observe that read a listing
+// from before the hand-over took the app for the old owner's; the Update after
+// it finds the new owner in IAS, and the old owner's deletion then leaves the
+// app alone.
+func TestStaleListingNeverDeletesAHandedOverApp(t *testing.T) {
+	cr := newCR(withExternalName(appID), observedAs(appID), handingOverTo("tenant-b/rt"))
+	fake := &fakeIAS{apps: []ias.Application{ownedBy("tenant-b/rt")}}
+	e, _ := world{cr: cr, ias: fake}.external(t)
+	if _, err := e.Update(context.Background(), cr); !errors.As(err, new(*OwnerConflictError)) {
+		t.Fatalf("Update() = %v, want a conflict naming the new owner", err)
+	}
+	if cr.Status.AtProvider.ID != "" {
+		t.Errorf("status id %q after finding the new owner, want none", cr.Status.AtProvider.ID)
+	}
+	inDeletion(cr)
+	if obs, err := e.Observe(context.Background(), cr); err != nil || obs.ResourceExists {
+		t.Errorf("Observe() of the old owner's deletion = %+v, %v; want gone for it", obs, err)
+	}
+	if len(fake.calls) != 0 {
+		t.Errorf("IAS changes %v, want none", fake.calls)
+	}
+}

@@ -33,11 +33,11 @@ type Options struct {
 }
 
 // CommonOptions are the managed reconciler options every kind uses: logging,
-// events, the poll with its jitter, management policies and metrics.
+// events (WithoutDeletedEvents), the poll with its jitter, management policies and metrics.
 func CommonOptions(o Options, name string, recorder event.Recorder) []managed.ReconcilerOption {
 	opts := []managed.ReconcilerOption{
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
-		managed.WithRecorder(recorder),
+		managed.WithRecorder(WithoutDeletedEvents(recorder)),
 		managed.WithPollInterval(o.PollInterval),
 		managed.WithPollJitterHook(o.PollJitter),
 	}

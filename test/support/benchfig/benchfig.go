@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
@@ -63,8 +64,38 @@ func APIRequestsAt(ctx context.Context, cfg *rest.Config) (map[string]float64, e
 	return apiRequests(ctx, cfg, func(string) bool { return true })
 }
 
-// apiRequests reads the requests of the verbs verb accepts.
-func apiRequests(ctx context.Context, cfg *rest.Config, verb func(string) bool) (map[string]float64, error) {
+// storedWriteOps are the operations of etcd_requests_total that change what
+// etcd holds.
+var storedWriteOps = map[string]bool{"create": true, "update": true, "delete": true}
+
+// StoredWrites reads the etcd_requests_total of the API server a kubeconfig
+// names and returns its writes to etcd so far by resource. A request that
+// changes nothing (a server-side apply of what an object holds already) is
+// an API write but stores nothing: the API server answers it without etcd.
+func StoredWrites(ctx context.Context, kubeconfig string) (map[string]float64, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	families, err := metricFamilies(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, m := range families["etcd_requests_total"].GetMetric() {
+		l := map[string]string{}
+		for _, p := range m.GetLabel() {
+			l[p.GetName()] = p.GetValue()
+		}
+		if storedWriteOps[l["operation"]] {
+			out[l["resource"]] += m.GetCounter().GetValue()
+		}
+	}
+	return out, nil
+}
+
+// metricFamilies reads the metrics of the API server at cfg.
+func metricFamilies(ctx context.Context, cfg *rest.Config) (map[string]*dto.MetricFamily, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -74,7 +105,12 @@ func apiRequests(ctx context.Context, cfg *rest.Config, verb func(string) bool) 
 		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	return parser.TextToMetricFamilies(bytes.NewReader(raw))
+}
+
+// apiRequests reads the requests of the verbs verb accepts.
+func apiRequests(ctx context.Context, cfg *rest.Config, verb func(string) bool) (map[string]float64, error) {
+	families, err := metricFamilies(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

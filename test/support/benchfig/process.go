@@ -49,3 +49,55 @@ func UsageOf(pid int) Usage {
 	}
 	return u
 }
+
+// CPUByCommand sums the CPU time of every process on the machine by a name
+// that name gives it from its command name (/proc/<pid>/comm) and command
+// line, so that a window's share of each part of a stack can be told apart,
+// also of processes a test did not start itself; nil names by command name.
+func CPUByCommand(name func(comm string, args []string) string) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if err != nil {
+			continue
+		}
+		comm := strings.TrimSpace(string(b))
+		if name != nil {
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			comm = name(comm, strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"))
+		}
+		out[comm] += UsageOf(pid).CPU
+	}
+	return out
+}
+
+// CommandLines returns the command lines of the processes named comm.
+func CommandLines(comm string) [][]string {
+	var out [][]string
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/comm")
+		if err != nil || strings.TrimSpace(string(b)) != comm {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil {
+			out = append(out, strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"))
+		}
+	}
+	return out
+}

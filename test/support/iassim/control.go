@@ -138,6 +138,19 @@ func (s *Server) AppsNamed(name string) []App {
 	return out
 }
 
+// NameCounts returns how many apps bear each name: one pass over the tenant
+// for a caller that asks about many names at once, where AppsNamed for each
+// would hold the tenant's lock once per name.
+func (s *Server) NameCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int, len(s.apps))
+	for _, a := range s.apps {
+		out[a.Name]++
+	}
+	return out
+}
+
 // App returns a copy of the app with the given ID.
 func (s *Server) App(id string) (App, bool) {
 	s.mu.Lock()

@@ -40,6 +40,11 @@ type Client interface {
 	ListedApplication(ctx context.Context, id string, maxAge time.Duration) (app ias.Application, found bool, err error)
 }
 
+// listLag bounds how long IAS's lists may lag behind a write: a listing that
+// began less than this after the provider changed or deleted an app may still
+// show it as it was.
+const listLag = time.Minute
+
 // Tenants keeps an inventory per tenant URL and credentials.
 type Tenants struct {
 	clients Clients
@@ -47,6 +52,11 @@ type Tenants struct {
 	first   *firstListings
 	// idleAfter drops the inventory of credentials no client asked for this long.
 	idleAfter time.Duration
+	// changed remembers the apps this process changed or deleted, per tenant
+	// URL, whatever the credentials: until a listing has caught up, the
+	// inventories do not answer for them, so that no owner's change (a hand
+	// over, a deletion) is read back as it was before.
+	changed *changes
 
 	mu        sync.Mutex
 	tenants   map[uint64]*tenant
@@ -74,7 +84,8 @@ func New(clients Clients, m *Metrics) *Tenants {
 	if m == nil {
 		m = NewMetrics(nil)
 	}
-	return &Tenants{clients: clients, metrics: m, first: &firstListings{metrics: m}, idleAfter: time.Hour, tenants: map[uint64]*tenant{}}
+	return &Tenants{clients: clients, metrics: m, first: &firstListings{metrics: m}, idleAfter: time.Hour, tenants: map[uint64]*tenant{},
+		changed: newChanges(time.Hour)}
 }
 
 // Client returns a client of the tenant that reads its inventory.
@@ -104,7 +115,7 @@ func (ts *Tenants) client(t ias.Tenant) (*client, error) {
 	}
 	ts.mu.Unlock()
 	st.lastUsed.Store(now.UnixNano())
-	return &client{Client: c, tenant: st, url: t.URL, first: ts.first, metrics: ts.metrics}, nil
+	return &client{Client: c, tenant: st, url: t.URL, first: ts.first, metrics: ts.metrics, changed: ts.changed}, nil
 }
 
 // StartListing lists the tenant's applications in the background, unless it
@@ -144,6 +155,24 @@ type client struct {
 	url     string
 	first   *firstListings
 	metrics *Metrics
+	changed *changes
+}
+
+// PatchApplication patches the app, and keeps the inventories from answering
+// for it with what they listed before.
+func (c *client) PatchApplication(ctx context.Context, id string, patches []ias.Patch) error {
+	err := c.Client.PatchApplication(ctx, id, patches)
+	// Also on an error: the patch may have been applied.
+	c.changed.put(c.url, id, time.Now())
+	return err
+}
+
+// DeleteApplication deletes the app, and keeps the inventories from answering
+// for it with what they listed before.
+func (c *client) DeleteApplication(ctx context.Context, id string) error {
+	err := c.Client.DeleteApplication(ctx, id)
+	c.changed.put(c.url, id, time.Now())
+	return err
 }
 
 // ListedApplication reads the tenant's inventory. Once an inventory exists it
@@ -173,6 +202,10 @@ func (c *client) ListedApplication(ctx context.Context, id string, maxAge time.D
 			defer c.tenant.refreshing.Store(false)
 			_, _ = c.list(context.WithoutCancel(ctx))
 		}()
+	}
+	if at, ok := c.changed.at(c.url, id); ok && inv.At.Before(at.Add(listLag)) {
+		// Listed before this process's own change may show: ask IAS.
+		return ias.Application{}, false, nil
 	}
 	app, found := inv.Apps[id]
 	return app, found, nil

@@ -94,3 +94,46 @@ func TestNewCredentialsListAfresh(t *testing.T) {
 		t.Error("new credentials read the inventory listed with the old ones")
 	}
 }
+
+// TestOwnChangesAreNotReadBackStale: an app this process patched or deleted is
+// not answered from a listing that began before the change may show in IAS's
+// lists, also for other credentials on the same tenant; other apps still are.
+func TestOwnChangesAreNotReadBackStale(t *testing.T) {
+	sim, tenant := serve(t)
+	tenants := inventory.New(ias.NewPool(ias.PoolOptions{}), nil)
+	c, err := tenants.Client(tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched := sim.AddApp(iassim.App{Name: "patched", Description: "before"})
+	deleted := sim.AddApp(iassim.App{Name: "deleted"})
+	untouched := sim.AddApp(iassim.App{Name: "untouched"})
+	for _, id := range []string{patched, deleted, untouched} {
+		if !listed(t, c, id, time.Hour) {
+			t.Fatalf("the first inventory lacks %s", id)
+		}
+	}
+	if err := c.PatchApplication(context.Background(), patched, []ias.Patch{{Path: "/description", Value: "after"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteApplication(context.Background(), deleted); err != nil {
+		t.Fatal(err)
+	}
+	sim.SetCredentials("second", "second-password")
+	tenant.Username, tenant.Password = "second", "second-password"
+	other, err := tenants.Client(tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		name string
+		c    inventory.Client
+	}{{"the same credentials", c}, {"other credentials", other}} {
+		if listed(t, r.c, patched, time.Hour) || listed(t, r.c, deleted, time.Hour) {
+			t.Errorf("%s read an app changed since from a listing made before", r.name)
+		}
+		if !listed(t, r.c, untouched, time.Hour) {
+			t.Errorf("%s lost an app nobody changed", r.name)
+		}
+	}
+}
