@@ -348,10 +348,7 @@ func coreReconciles(ctx context.Context, addr string) (map[string]float64, error
 	}
 	out := map[string]float64{}
 	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
-		l := map[string]string{}
-		for _, p := range m.GetLabel() {
-			l[p.GetName()] = p.GetValue()
-		}
+		l := benchfig.Labels(m)
 		out[l["controller"]+","+l["result"]] += m.GetCounter().GetValue()
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package iasapplication
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -21,6 +22,13 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 )
+
+// indexed is b with the RuntimeSecret controller's field indexes, which
+// lookups of an app's users read.
+func indexed(b *fake.ClientBuilder) *fake.ClientBuilder {
+	return b.WithIndex(&runtimev1alpha1.RuntimeSecret{}, runtimev1alpha1.IndexApplication, runtimev1alpha1.ApplicationReferenced).
+		WithIndex(&runtimev1alpha1.RuntimeSecret{}, runtimev1alpha1.IndexSecrets, runtimev1alpha1.SecretsRead)
+}
 
 func testScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
@@ -133,50 +141,58 @@ func TestHoldDeletion(t *testing.T) {
 			wantNext: true,
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			kube := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(append(tc.others, tc.app)...).
-				WithStatusSubresource(&v1alpha1.IASApplication{}).Build()
-			called := false
-			next := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
-				called = true
-				return reconcile.Result{}, nil
+	// The RuntimeSecret controller registers the indexes the lookups read once
+	// its CRD is served; until then the lookups list the namespace.
+	for _, withIndexes := range []bool{true, false} {
+		for name, tc := range cases {
+			t.Run(fmt.Sprintf("%s/indexes=%t", name, withIndexes), func(t *testing.T) {
+				b := fake.NewClientBuilder().WithScheme(testScheme(t))
+				if withIndexes {
+					b = indexed(b)
+				}
+				kube := b.WithObjects(append(tc.others, tc.app)...).
+					WithStatusSubresource(&v1alpha1.IASApplication{}).Build()
+				called := false
+				next := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+					called = true
+					return reconcile.Result{}, nil
+				})
+				req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "app"}}
+				got, err := HoldDeletion(next, kube, poll).Reconcile(context.Background(), req)
+				if err != nil {
+					t.Fatalf("Reconcile: %v", err)
+				}
+				if called != tc.wantNext {
+					t.Errorf("%s\nthe managed reconciler ran: %t, want %t", tc.reason, called, tc.wantNext)
+				}
+				if tc.wantQuiet {
+					if got.RequeueAfter <= 0 || got.RequeueAfter > quietHold {
+						t.Errorf("%s\nReconcile(...) = %+v, want a requeue within %s", tc.reason, got, quietHold)
+					}
+				} else if diff := cmp.Diff(tc.wantResult, got); diff != "" {
+					t.Errorf("%s\nReconcile(...): -want, +got:\n%s", tc.reason, diff)
+				}
+				stored := &v1alpha1.IASApplication{}
+				if err := kube.Get(context.Background(), req.NamespacedName, stored); err != nil {
+					t.Fatal(err)
+				}
+				ready := stored.GetCondition(xpv2.TypeReady)
+				if tc.wantMessage == "" {
+					if ready.Reason == ReasonWaitingForRuntimeSecrets {
+						t.Errorf("%s\nthe app says it waits: %q", tc.reason, ready.Message)
+					}
+					return
+				}
+				if ready.Status != corev1.ConditionFalse || ready.Reason != ReasonWaitingForRuntimeSecrets || ready.Message != tc.wantMessage {
+					t.Errorf("%s\nReady condition %s %s %q, want False %s %q", tc.reason, ready.Status, ready.Reason, ready.Message, ReasonWaitingForRuntimeSecrets, tc.wantMessage)
+				}
 			})
-			req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "app"}}
-			got, err := HoldDeletion(next, kube, poll).Reconcile(context.Background(), req)
-			if err != nil {
-				t.Fatalf("Reconcile: %v", err)
-			}
-			if called != tc.wantNext {
-				t.Errorf("%s\nthe managed reconciler ran: %t, want %t", tc.reason, called, tc.wantNext)
-			}
-			if tc.wantQuiet {
-				if got.RequeueAfter <= 0 || got.RequeueAfter > quietHold {
-					t.Errorf("%s\nReconcile(...) = %+v, want a requeue within %s", tc.reason, got, quietHold)
-				}
-			} else if diff := cmp.Diff(tc.wantResult, got); diff != "" {
-				t.Errorf("%s\nReconcile(...): -want, +got:\n%s", tc.reason, diff)
-			}
-			stored := &v1alpha1.IASApplication{}
-			if err := kube.Get(context.Background(), req.NamespacedName, stored); err != nil {
-				t.Fatal(err)
-			}
-			ready := stored.GetCondition(xpv2.TypeReady)
-			if tc.wantMessage == "" {
-				if ready.Reason == ReasonWaitingForRuntimeSecrets {
-					t.Errorf("%s\nthe app says it waits: %q", tc.reason, ready.Message)
-				}
-				return
-			}
-			if ready.Status != corev1.ConditionFalse || ready.Reason != ReasonWaitingForRuntimeSecrets || ready.Message != tc.wantMessage {
-				t.Errorf("%s\nReady condition %s %s %q, want False %s %q", tc.reason, ready.Status, ready.Reason, ready.Message, ReasonWaitingForRuntimeSecrets, tc.wantMessage)
-			}
-		})
+		}
 	}
 }
 
 func TestWakeOnUserDeletion(t *testing.T) {
-	kube := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(appNamed("app", true), appNamed("other", false)).Build()
+	kube := indexed(fake.NewClientBuilder().WithScheme(testScheme(t))).WithObjects(appNamed("app", true), appNamed("other", false)).Build()
 	cases := map[string]struct {
 		deleted *runtimev1alpha1.RuntimeSecret
 		want    []string

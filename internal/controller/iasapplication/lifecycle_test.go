@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
@@ -70,7 +71,8 @@ func (w world) external(t *testing.T) (*external, *result) {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = v1alpha1.SchemeBuilder.AddToScheme(s)
-	b := fake.NewClientBuilder().WithScheme(s).WithObjects(w.cr.DeepCopy())
+	_ = runtimev1alpha1.SchemeBuilder.AddToScheme(s)
+	b := indexed(fake.NewClientBuilder().WithScheme(s)).WithObjects(w.cr.DeepCopy())
 	if w.conn != nil {
 		b = b.WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "rt-creds"}, Data: w.conn})
 	}

@@ -54,21 +54,36 @@ func (u runtimeSecretUsers) NotYetCarrying(ctx context.Context, cr *v1alpha1.IAS
 
 // usingRuntimeSecrets lists the RuntimeSecrets in the app's namespace that
 // refer to it or to its connection Secret, deleting or not. They are the
-// cache's own objects, to be read only: with many apps and many RuntimeSecrets
-// in one namespace a copy of each per call would dominate.
+// cache's own objects, to be read only, found by the RuntimeSecret
+// controller's field indexes: a mass deletion asks once per deleted app, and a
+// list of the whole namespace each time cost the provider most of its CPU.
+// Until that controller has registered its indexes (it starts once its CRD
+// is served), the whole namespace is listed.
 func usingRuntimeSecrets(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) ([]*runtimev1alpha1.RuntimeSecret, error) {
-	l := &runtimev1alpha1.RuntimeSecretList{}
-	if err := kube.List(ctx, l, client.InNamespace(cr.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
-		if kmeta.IsNoMatchError(err) {
-			// RuntimeSecrets are not installed: nobody uses the app.
-			return nil, nil
-		}
-		return nil, errors.Wrap(err, errListUsers)
+	lookups := []client.MatchingFields{{runtimev1alpha1.IndexApplication: cr.GetName()}}
+	if conn := cr.GetWriteConnectionSecretToReference(); conn != nil && conn.Name != "" {
+		lookups = append(lookups, client.MatchingFields{runtimev1alpha1.IndexSecrets: conn.Name})
 	}
 	var out []*runtimev1alpha1.RuntimeSecret
-	for i := range l.Items {
-		if uses(&l.Items[i], cr) {
-			out = append(out, &l.Items[i])
+	for _, by := range lookups {
+		l := &runtimev1alpha1.RuntimeSecretList{}
+		err := kube.List(ctx, l, client.InNamespace(cr.GetNamespace()), by, client.UnsafeDisableDeepCopy)
+		if err != nil && !kmeta.IsNoMatchError(err) {
+			// No such index yet.
+			err = kube.List(ctx, l, client.InNamespace(cr.GetNamespace()), client.UnsafeDisableDeepCopy)
+		}
+		switch {
+		case kmeta.IsNoMatchError(err):
+			// RuntimeSecrets are not installed: nobody uses the app.
+			return nil, nil
+		case err != nil:
+			return nil, errors.Wrap(err, errListUsers)
+		}
+		for i := range l.Items {
+			rs := &l.Items[i]
+			if uses(rs, cr) && !slices.ContainsFunc(out, func(o *runtimev1alpha1.RuntimeSecret) bool { return o.GetName() == rs.GetName() }) {
+				out = append(out, rs)
+			}
 		}
 	}
 	return out, nil

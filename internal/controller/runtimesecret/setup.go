@@ -25,8 +25,8 @@ import (
 
 // Field indexes that map a Secret or IASApplication to the RuntimeSecrets using it.
 const (
-	indexSecrets     = "runtimesecret.secrets"
-	indexApplication = "runtimesecret.application"
+	indexSecrets     = v1alpha1.IndexSecrets
+	indexApplication = v1alpha1.IndexApplication
 	indexRuntime     = "runtimesecret.runtime"
 )
 
@@ -69,10 +69,10 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	}
 	ctx := context.Background()
 	idx := mgr.GetFieldIndexer()
-	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexSecrets, secretsOf); err != nil {
+	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexSecrets, v1alpha1.SecretsRead); err != nil {
 		return err
 	}
-	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexApplication, applicationOf); err != nil {
+	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexApplication, v1alpha1.ApplicationReferenced); err != nil {
 		return err
 	}
 	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexRuntime, runtimeOf); err != nil {
@@ -95,17 +95,6 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		Watches(&iasv1alpha1.IASApplication{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexApplication)),
 			builder.WithPredicates(readinessChanged())).
 		Complete(WaitQuietly(reconciler.PollsLast(r, o.Polls), mgr.GetClient(), time.Now))
-}
-
-// secretsOf names the Secrets a RuntimeSecret reads.
-func secretsOf(o client.Object) []string {
-	rs := o.(*v1alpha1.RuntimeSecret)
-	kubeconfig, _ := rs.KubeconfigSecret()
-	out := []string{kubeconfig}
-	if ref := rs.Spec.ForProvider.CredentialsSecretRef; ref != nil {
-		out = append(out, ref.Name)
-	}
-	return out
 }
 
 // runtimeOf names the runtime a RuntimeSecret writes to.
@@ -133,10 +122,3 @@ func (t Targets) Of(ctx context.Context, id string) ([]runtimewatcher.Target, er
 	return out, nil
 }
 
-// applicationOf names the IASApplication a RuntimeSecret refers to.
-func applicationOf(o client.Object) []string {
-	if ref := o.(*v1alpha1.RuntimeSecret).Spec.ForProvider.ApplicationRef; ref != nil {
-		return []string{ref.Name}
-	}
-	return nil
-}

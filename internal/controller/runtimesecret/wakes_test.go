@@ -44,7 +44,7 @@ func TestReaders(t *testing.T) {
 		app("app-ready", xpv2.Available()), app("app-creating", xpv2.Creating()),
 	}
 	kube := crfake.NewClientBuilder().WithScheme(scheme).WithRuntimeObjects(objects...).
-		WithIndex(&v1alpha1.RuntimeSecret{}, indexSecrets, secretsOf).Build()
+		WithIndex(&v1alpha1.RuntimeSecret{}, indexSecrets, v1alpha1.SecretsRead).Build()
 
 	cases := map[string]struct {
 		secret string

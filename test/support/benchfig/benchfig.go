@@ -83,15 +83,21 @@ func StoredWrites(ctx context.Context, kubeconfig string) (map[string]float64, e
 	}
 	out := map[string]float64{}
 	for _, m := range families["etcd_requests_total"].GetMetric() {
-		l := map[string]string{}
-		for _, p := range m.GetLabel() {
-			l[p.GetName()] = p.GetValue()
-		}
+		l := Labels(m)
 		if storedWriteOps[l["operation"]] {
 			out[l["resource"]] += m.GetCounter().GetValue()
 		}
 	}
 	return out, nil
+}
+
+// Labels are a metric's labels by name.
+func Labels(m *dto.Metric) map[string]string {
+	l := map[string]string{}
+	for _, p := range m.GetLabel() {
+		l[p.GetName()] = p.GetValue()
+	}
+	return l
 }
 
 // metricFamilies reads the metrics of the API server at cfg.
@@ -116,10 +122,7 @@ func apiRequests(ctx context.Context, cfg *rest.Config, verb func(string) bool) 
 	}
 	out := map[string]float64{}
 	for _, m := range families["apiserver_request_total"].GetMetric() {
-		l := map[string]string{}
-		for _, p := range m.GetLabel() {
-			l[p.GetName()] = p.GetValue()
-		}
+		l := Labels(m)
 		if !verb(l["verb"]) {
 			continue
 		}
