@@ -121,4 +121,3 @@ func (t Targets) Of(ctx context.Context, id string) ([]runtimewatcher.Target, er
 	}
 	return out, nil
 }
-
