@@ -363,7 +363,8 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 		c.b.Fatal(err)
 	}
 	stats0 := c.s.Sim.Stats()
-	cpu0 := benchfig.CPUByCommand(c.processName())
+	processName := c.processName()
+	cpu0 := benchfig.CPUByCommand(processName)
 	calls0, start := c.iasCalls(), time.Now()
 	c.each(ctx, ids, func(ctx context.Context, id string) error {
 		k := &unstructured.Unstructured{}
@@ -420,7 +421,7 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 		return all
 	})
 	took := time.Since(start)
-	c.printCPUByCommand(fmt.Sprintf("kyma_delete_%d", len(ids)), cpu0, took)
+	printCPUByCommand(fmt.Sprintf("kyma_delete_%d", len(ids)), processName, cpu0, took)
 	c.runtimes -= len(ids)
 	benchfig.Figure(fmt.Sprintf("kyma_delete_%d_app_before_secret", len(ids)), float64(outOfOrder.Load()), 0)
 	// What the garbage collector still deletes once all is gone (the
@@ -472,12 +473,12 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 	benchfig.Figure(fmt.Sprintf("kyma_delete_%d_s", len(ids)), took.Seconds(), 1.3*max(iasBound, gcBound))
 }
 
-// printCPUByCommand prints the CPU each command used since before, the
-// commands that used at least a second, and how busy the machine's cores
+// printCPUByCommand prints the CPU each process, named by name, used since
+// before, those that used at least a second, and how busy the machine's cores
 // were over took: at 1 the machine binds, not any one part.
-func (c *composed) printCPUByCommand(prefix string, before map[string]time.Duration, took time.Duration) {
+func printCPUByCommand(prefix string, name func(string, []string) string, before map[string]time.Duration, took time.Duration) {
 	var total time.Duration
-	now := benchfig.CPUByCommand(c.processName())
+	now := benchfig.CPUByCommand(name)
 	for _, comm := range slices.Sorted(maps.Keys(now)) {
 		d := now[comm] - before[comm]
 		total += d

@@ -69,21 +69,37 @@ func usingRuntimeSecrets(ctx context.Context, kube client.Reader, cr *v1alpha1.I
 		l := &runtimev1alpha1.RuntimeSecretList{}
 		err := kube.List(ctx, l, client.InNamespace(cr.GetNamespace()), by, client.UnsafeDisableDeepCopy)
 		if err != nil && !kmeta.IsNoMatchError(err) {
-			// No such index yet.
-			err = kube.List(ctx, l, client.InNamespace(cr.GetNamespace()), client.UnsafeDisableDeepCopy)
+			// No such index yet: one list of the namespace answers for all
+			// lookups.
+			return listedUsers(ctx, kube, cr)
 		}
-		switch {
-		case kmeta.IsNoMatchError(err):
+		if err != nil {
 			// RuntimeSecrets are not installed: nobody uses the app.
 			return nil, nil
-		case err != nil:
-			return nil, errors.Wrap(err, errListUsers)
 		}
 		for i := range l.Items {
 			rs := &l.Items[i]
 			if uses(rs, cr) && !slices.ContainsFunc(out, func(o *runtimev1alpha1.RuntimeSecret) bool { return o.GetName() == rs.GetName() }) {
 				out = append(out, rs)
 			}
+		}
+	}
+	return out, nil
+}
+
+// listedUsers is usingRuntimeSecrets from a list of the whole namespace.
+func listedUsers(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) ([]*runtimev1alpha1.RuntimeSecret, error) {
+	l := &runtimev1alpha1.RuntimeSecretList{}
+	if err := kube.List(ctx, l, client.InNamespace(cr.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
+		if kmeta.IsNoMatchError(err) {
+			return nil, nil
+		}
+		return nil, errors.Wrap(err, errListUsers)
+	}
+	var out []*runtimev1alpha1.RuntimeSecret
+	for i := range l.Items {
+		if uses(&l.Items[i], cr) {
+			out = append(out, &l.Items[i])
 		}
 	}
 	return out, nil

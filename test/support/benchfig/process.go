@@ -56,9 +56,32 @@ func UsageOf(pid int) Usage {
 // also of processes a test did not start itself; nil names by command name.
 func CPUByCommand(name func(comm string, args []string) string) map[string]time.Duration {
 	out := map[string]time.Duration{}
+	eachProcess(func(pid int, comm string, args func() []string) {
+		if name != nil {
+			comm = name(comm, args())
+		}
+		out[comm] += UsageOf(pid).CPU
+	})
+	return out
+}
+
+// CommandLines returns the command lines of the processes named comm.
+func CommandLines(comm string) [][]string {
+	var out [][]string
+	eachProcess(func(_ int, c string, args func() []string) {
+		if c == comm {
+			out = append(out, args())
+		}
+	})
+	return out
+}
+
+// eachProcess calls fn with every process's pid, command name and a reader
+// of its command line (read only when asked for).
+func eachProcess(fn func(pid int, comm string, args func() []string)) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return out
+		return
 	}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -69,35 +92,9 @@ func CPUByCommand(name func(comm string, args []string) string) map[string]time.
 		if err != nil {
 			continue
 		}
-		comm := strings.TrimSpace(string(b))
-		if name != nil {
+		fn(pid, strings.TrimSpace(string(b)), func() []string {
 			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-			comm = name(comm, strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"))
-		}
-		out[comm] += UsageOf(pid).CPU
+			return strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+		})
 	}
-	return out
-}
-
-// CommandLines returns the command lines of the processes named comm.
-func CommandLines(comm string) [][]string {
-	var out [][]string
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/comm")
-		if err != nil || strings.TrimSpace(string(b)) != comm {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil {
-			out = append(out, strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"))
-		}
-	}
-	return out
 }
