@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,15 +21,15 @@ import (
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 )
 
-// quietHold is how long a deletion held only for RuntimeSecrets that are
-// themselves being deleted waits before its condition says so.
+// quietHold is how long a deletion held only for RuntimeSecrets on their way
+// out (see onItsWay) waits before its condition says so.
 const quietHold = 30 * time.Second
 
 // HoldDeletion keeps the order of deletion: an IAS app is deleted only once no
 // RuntimeSecret uses it, so that no runtime is left holding credentials IAS no
 // longer accepts. While one does, the IASApplication's deletion waits, says so
-// in its Ready condition (after quietHold if every such RuntimeSecret is being
-// deleted too), and costs nothing more: the deletion of the last
+// in its Ready condition (after quietHold if every such RuntimeSecret is on its
+// way out too), and costs nothing more: the deletion of the last
 // RuntimeSecret wakes it (WakeOnUserDeletion), and its poll is the safety net.
 //
 // This replaces a Usage (protection.crossplane.io) in the Composition. Core's
@@ -44,13 +45,13 @@ func HoldDeletion(r reconcile.Reconciler, kube client.Client, poll time.Duration
 		if err := kube.Get(ctx, req.NamespacedName, cr); err != nil || !meta.WasDeleted(cr) || !deletesApp(cr) {
 			return r.Reconcile(ctx, req)
 		}
-		users, allDeleting, err := usersOf(ctx, kube, cr)
+		users, allLeaving, err := usersOf(ctx, kube, cr)
 		if err != nil || len(users) == 0 {
 			// An error is the managed reconciler's to report; it reads the
 			// same cache.
 			return r.Reconcile(ctx, req)
 		}
-		if quiet := cr.GetDeletionTimestamp().Add(quietHold); allDeleting && time.Now().Before(quiet) {
+		if quiet := cr.GetDeletionTimestamp().Add(quietHold); allLeaving && time.Now().Before(quiet) {
 			// Deleted together, as the garbage collector deletes a runtime's
 			// resources: the RuntimeSecrets are on their way and their
 			// deletion wakes this one. Saying so would cost a mass deletion
@@ -76,19 +77,31 @@ func deletesApp(cr *v1alpha1.IASApplication) bool {
 
 // usersOf names the RuntimeSecrets that use the app, deleting or not: one
 // being deleted still has the credentials on its runtime until it is gone.
-// allDeleting tells whether every one of them is being deleted.
-func usersOf(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) (names []string, allDeleting bool, err error) {
+// allLeaving tells whether every one of them is on its way out (onItsWay).
+func usersOf(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) (names []string, allLeaving bool, err error) {
 	using, err := usingRuntimeSecrets(ctx, kube, cr)
 	if err != nil {
 		return nil, false, err
 	}
-	names, allDeleting = make([]string, 0, len(using)), true
+	names, allLeaving = make([]string, 0, len(using)), true
 	for _, rs := range using {
 		names = append(names, rs.GetName())
-		allDeleting = allDeleting && meta.WasDeleted(rs)
+		allLeaving = allLeaving && onItsWay(rs, cr)
 	}
 	slices.Sort(names)
-	return names, allDeleting, nil
+	return names, allLeaving, nil
+}
+
+// onItsWay tells whether the RuntimeSecret rs goes without anyone's further
+// word: it is being deleted, or the controller that owns the app being deleted
+// owns it too (an EventingAuth composed both), so the garbage collector that
+// deletes the one deletes the other, in no set order, moments apart.
+func onItsWay(rs metav1.Object, app *v1alpha1.IASApplication) bool {
+	if meta.WasDeleted(rs) {
+		return true
+	}
+	a, r := metav1.GetControllerOf(app), metav1.GetControllerOf(rs)
+	return a != nil && r != nil && a.UID == r.UID
 }
 
 // waitingForUsers says what a held deletion waits for.

@@ -59,6 +59,14 @@ func deleting[T client.Object](obj T, at time.Time) T {
 	return obj
 }
 
+// controlledBy makes obj controlled by an EventingAuth with the given UID.
+func controlledBy[T client.Object](obj T, uid types.UID) T {
+	controller := true
+	obj.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "composite.eventingauth.kyma-project.io/v1alpha1",
+		Kind: "EventingAuth", Name: "xr", UID: uid, Controller: &controller}})
+	return obj
+}
+
 func runtimeSecretUsing(name string, app, credentials string) *runtimev1alpha1.RuntimeSecret {
 	rs := &runtimev1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
 	if app != "" {
@@ -118,6 +126,19 @@ func TestHoldDeletion(t *testing.T) {
 			reason:      "Once a deletion held for deleting users has waited quietHold, it says what it waits for.",
 			app:         deleting(appNamed("app", false), time.Now().Add(-quietHold-time.Second)),
 			others:      []client.Object{deleting(runtimeSecretUsing("rs-1", "app", "app-ias"), time.Now())},
+			wantResult:  reconcile.Result{RequeueAfter: poll},
+			wantMessage: "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret rs-1 to be deleted",
+		},
+		"ComposedTogether": {
+			reason:    "An app whose user the same EventingAuth composed waits without a status write at first, even before the garbage collector reached the user: it deletes both, in no set order.",
+			app:       controlledBy(appNamed("app", true), "xr-uid"),
+			others:    []client.Object{controlledBy(runtimeSecretUsing("rs-1", "app", "app-ias"), "xr-uid")},
+			wantQuiet: true,
+		},
+		"OwnedByAnother": {
+			reason:      "An app whose user another controller owns says so at once: nothing deletes that user along with the app.",
+			app:         controlledBy(appNamed("app", true), "xr-uid"),
+			others:      []client.Object{controlledBy(runtimeSecretUsing("rs-1", "app", "app-ias"), "other-xr-uid")},
 			wantResult:  reconcile.Result{RequeueAfter: poll},
 			wantMessage: "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret rs-1 to be deleted",
 		},
