@@ -21,15 +21,23 @@ import (
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 )
 
-// quietHold is how long a deletion held only for RuntimeSecrets on their way
-// out (see onItsWay) waits before its condition says so.
+// quietHold is how long a deletion held only for RuntimeSecrets that are
+// themselves being deleted waits before its condition says so.
 const quietHold = 30 * time.Second
+
+// siblingHold is how long a deletion held for RuntimeSecrets not yet being
+// deleted, but composed with the app by the same owner, waits before its
+// condition says so: the garbage collector deletes an EventingAuth's parts
+// in no set order, moments apart. An app deleted on its own, its owner
+// staying, says so after this.
+const siblingHold = 5 * time.Second
 
 // HoldDeletion keeps the order of deletion: an IAS app is deleted only once no
 // RuntimeSecret uses it, so that no runtime is left holding credentials IAS no
 // longer accepts. While one does, the IASApplication's deletion waits, says so
-// in its Ready condition (after quietHold if every such RuntimeSecret is on its
-// way out too), and costs nothing more: the deletion of the last
+// in its Ready condition (after quietHold if every such RuntimeSecret is being
+// deleted too, after siblingHold if the same owner composed them), and costs
+// nothing more: the deletion of the last
 // RuntimeSecret wakes it (WakeOnUserDeletion), and its poll is the safety net.
 //
 // This replaces a Usage (protection.crossplane.io) in the Composition. Core's
@@ -45,13 +53,13 @@ func HoldDeletion(r reconcile.Reconciler, kube client.Client, poll time.Duration
 		if err := kube.Get(ctx, req.NamespacedName, cr); err != nil || !meta.WasDeleted(cr) || !deletesApp(cr) {
 			return r.Reconcile(ctx, req)
 		}
-		users, allLeaving, err := usersOf(ctx, kube, cr)
+		users, hold, err := usersOf(ctx, kube, cr)
 		if err != nil || len(users) == 0 {
 			// An error is the managed reconciler's to report; it reads the
 			// same cache.
 			return r.Reconcile(ctx, req)
 		}
-		if quiet := cr.GetDeletionTimestamp().Add(quietHold); allLeaving && time.Now().Before(quiet) {
+		if quiet := cr.GetDeletionTimestamp().Add(hold); time.Now().Before(quiet) {
 			// Deleted together, as the garbage collector deletes a runtime's
 			// resources: the RuntimeSecrets are on their way and their
 			// deletion wakes this one. Saying so would cost a mass deletion
@@ -77,31 +85,33 @@ func deletesApp(cr *v1alpha1.IASApplication) bool {
 
 // usersOf names the RuntimeSecrets that use the app, deleting or not: one
 // being deleted still has the credentials on its runtime until it is gone.
-// allLeaving tells whether every one of them is on its way out (onItsWay).
-func usersOf(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) (names []string, allLeaving bool, err error) {
+// hold is how long the app's deletion may wait for them before saying so:
+// the shortest quietFor of them.
+func usersOf(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) (names []string, hold time.Duration, err error) {
 	using, err := usingRuntimeSecrets(ctx, kube, cr)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, err
 	}
-	names, allLeaving = make([]string, 0, len(using)), true
+	names, hold = make([]string, 0, len(using)), quietHold
 	for _, rs := range using {
 		names = append(names, rs.GetName())
-		allLeaving = allLeaving && onItsWay(rs, cr)
+		hold = min(hold, quietFor(rs, cr))
 	}
 	slices.Sort(names)
-	return names, allLeaving, nil
+	return names, hold, nil
 }
 
-// onItsWay tells whether the RuntimeSecret rs goes without anyone's further
-// word: it is being deleted, or the controller that owns the app being deleted
-// owns it too (an EventingAuth composed both), so the garbage collector that
-// deletes the one deletes the other, in no set order, moments apart.
-func onItsWay(rs metav1.Object, app *v1alpha1.IASApplication) bool {
+// quietFor is how long the deletion of app may wait for its user rs without
+// a word: quietHold if rs is being deleted, siblingHold if the controller that
+// owns app owns rs too (an EventingAuth composed both), else nothing.
+func quietFor(rs metav1.Object, app *v1alpha1.IASApplication) time.Duration {
 	if meta.WasDeleted(rs) {
-		return true
+		return quietHold
 	}
-	a, r := metav1.GetControllerOf(app), metav1.GetControllerOf(rs)
-	return a != nil && r != nil && a.UID == r.UID
+	if a, r := metav1.GetControllerOf(app), metav1.GetControllerOf(rs); a != nil && r != nil && a.UID == r.UID {
+		return siblingHold
+	}
+	return 0
 }
 
 // waitingForUsers says what a held deletion waits for.

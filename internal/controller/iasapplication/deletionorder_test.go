@@ -135,6 +135,13 @@ func TestHoldDeletion(t *testing.T) {
 			others:    []client.Object{controlledBy(runtimeSecretUsing("rs-1", "app", "app-ias"), "xr-uid")},
 			wantQuiet: true,
 		},
+		"ComposedTogetherButStays": {
+			reason:      "An app deleted on its own while its owner and the RuntimeSecret it composed stay says so after siblingHold.",
+			app:         controlledBy(deleting(appNamed("app", false), time.Now().Add(-siblingHold-time.Second)), "xr-uid"),
+			others:      []client.Object{controlledBy(runtimeSecretUsing("rs-1", "app", "app-ias"), "xr-uid")},
+			wantResult:  reconcile.Result{RequeueAfter: poll},
+			wantMessage: "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret rs-1 to be deleted",
+		},
 		"OwnedByAnother": {
 			reason:      "An app whose user another controller owns says so at once: nothing deletes that user along with the app.",
 			app:         controlledBy(appNamed("app", true), "xr-uid"),
