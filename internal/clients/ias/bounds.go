@@ -52,6 +52,24 @@ func maxPages(listed int64, unlisted int) int {
 	return int(2*((listed+pageSize-1)/pageSize)) + pageMargin
 }
 
+// raiseListed records that a listing of all apps read read apps before it
+// stopped at its page limit: the tenant holds at least that many, so the next
+// listing may read twice as many pages. A tenant that grew more than twice
+// between two complete listings (thousands of runtimes made between them) is
+// listed again within a few tries, and its inventory is not stuck at the old
+// size; a listing that never ends still stops every time, and never later
+// than a tenant never listed.
+func (s *tenantState) raiseListed(read int64) {
+	ceiling := int64((s.maxPages-pageMargin)/2) * pageSize // the apps whose limit is a never-listed tenant's
+	read = min(read, ceiling)
+	for {
+		cur := s.listedApps.Load()
+		if cur >= read || s.listedApps.CompareAndSwap(cur, read) {
+			return
+		}
+	}
+}
+
 // PageLimitError is a listing stopped because it did not end: more pages than
 // the limit, or a cursor IAS had sent before.
 type PageLimitError struct {

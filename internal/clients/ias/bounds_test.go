@@ -58,6 +58,35 @@ func TestListingsEnd(t *testing.T) {
 	}
 }
 
+// TestListingAfterGrowth: a tenant that grew past the page limit its last
+// listing gives (a bring-up of thousands of runtimes between two listings)
+// stops the next listing at that limit, and the one after it reads the whole
+// tenant: the limit rises with what the stopped listing read.
+func TestListingAfterGrowth(t *testing.T) {
+	sim, c := startWith(t, iassim.Options{}, ias.PoolOptions{MaxPages: testMaxPages})
+	sim.AddApp(iassim.App{Name: "first"})
+	list := func() (int, error) {
+		n := 0
+		err := c.ListApplications(context.Background(), func(page []ias.Application) { n += len(page) })
+		return n, err
+	}
+	if _, err := list(); err != nil {
+		t.Fatal(err)
+	}
+	const grown = 1500 // 15 pages, past the 2*1 + 10 the one-app listing allows
+	for range grown - 1 {
+		sim.AddApp(iassim.App{Name: "other"})
+	}
+	var pl *ias.PageLimitError
+	if _, err := list(); !errors.As(err, &pl) {
+		t.Fatalf("the listing right after the growth: %v, want a page limit error", err)
+	}
+	n, err := list()
+	if err != nil || n != grown {
+		t.Errorf("the listing after it: %d apps, %v; want all %d", n, err, grown)
+	}
+}
+
 // testMaxPages is the page limit of a tenant not yet listed, in these tests.
 const testMaxPages = 50
 

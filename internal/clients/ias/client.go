@@ -230,6 +230,9 @@ func (c *client) eachApplicationPage(ctx context.Context, filter string, fn func
 		case seen[next]:
 			return &PageLimitError{Tenant: c.tenant.URL, Filter: filter, Pages: pages, Reason: "IAS sent a cursor it had sent before"}
 		case pages >= maxPages:
+			if filter == "" {
+				c.state.raiseListed(int64(pages) * pageSize)
+			}
 			return &PageLimitError{Tenant: c.tenant.URL, Filter: filter, Pages: pages, Reason: fmt.Sprintf("more pages than the tenant's size allows (%d)", maxPages)}
 		}
 		seen[next] = true

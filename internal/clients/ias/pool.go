@@ -134,7 +134,9 @@ type tenantState struct {
 	// dropped.
 	lastUsed atomic.Int64
 	// listedApps is how many apps the last complete listing of the tenant
-	// showed with these credentials; it bounds the pages of later listings.
+	// showed with these credentials, or, once a listing stopped at its page
+	// limit, the apps it read (raiseListed); it bounds the pages of later
+	// listings.
 	listedApps atomic.Int64
 	// maxPages bounds a listing while listedApps is 0.
 	maxPages int
