@@ -52,7 +52,7 @@ func maxPages(listed int64, unlisted int) int {
 	return int(2*((listed+pageSize-1)/pageSize)) + pageMargin
 }
 
-// raiseListed records that a listing of all apps read read apps before it
+// raiseListed records that a listing of all apps read `read` apps before it
 // stopped at its page limit: the tenant holds at least that many, so the next
 // listing may read twice as many pages. A tenant that grew more than twice
 // between two complete listings (thousands of runtimes made between them) is
