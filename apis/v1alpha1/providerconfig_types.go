@@ -84,6 +84,19 @@ type ClusterProviderConfigSpec struct {
 	// +optional
 	CABundleSecretRef *xpv2.SecretKeySelector `json:"caBundleSecretRef,omitempty"`
 
+	// Namespaces are the namespaces whose managed resources may use this config,
+	// besides those NamespaceSelector selects. With neither set, only the
+	// namespace of the Kyma CRs (the provider's --kyma-namespace) may: the
+	// platform's credentials reach no other namespace unless it says so.
+	// +optional
+	// +listType=set
+	Namespaces []string `json:"namespaces,omitempty"`
+
+	// NamespaceSelector selects, by their labels, further namespaces whose
+	// managed resources may use this config.
+	// +optional
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+
 	TenantSettings `json:",inline"`
 }
 

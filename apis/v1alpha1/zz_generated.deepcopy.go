@@ -22,6 +22,7 @@ package v1alpha1
 
 import (
 	"github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -108,6 +109,16 @@ func (in *ClusterProviderConfigSpec) DeepCopyInto(out *ClusterProviderConfigSpec
 		in, out := &in.CABundleSecretRef, &out.CABundleSecretRef
 		*out = new(v2.SecretKeySelector)
 		**out = **in
+	}
+	if in.Namespaces != nil {
+		in, out := &in.Namespaces, &out.Namespaces
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.NamespaceSelector != nil {
+		in, out := &in.NamespaceSelector, &out.NamespaceSelector
+		*out = new(v1.LabelSelector)
+		(*in).DeepCopyInto(*out)
 	}
 	in.TenantSettings.DeepCopyInto(&out.TenantSettings)
 }

@@ -61,7 +61,7 @@ func run(ctx context.Context, namespace, providerConfig, operator string, dryRun
 	// The tenant is resolved as the provider resolves it for an IASApplication.
 	ref := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Namespace: namespace}}
 	ref.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: providerConfig})
-	tenant, err := providerconfig.Resolver{Certs: ias.NewClientCerts(1)}.Resolve(ctx, kube, ref)
+	tenant, err := providerconfig.Resolver{Certs: ias.NewClientCerts(1), KymaNamespace: namespace}.Resolve(ctx, kube, ref)
 	if err != nil {
 		return fail("cannot resolve the IAS tenant: %v", err)
 	}

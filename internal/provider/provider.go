@@ -142,7 +142,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 	}
 	configs := eacontroller.Configs{
 		IASApplication: iasapplication.Config{Logons: pool, TenantClients: inventory.New(pool, inventory.NewMetrics(p.Metrics)),
-			ProviderConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(clientCerts)},
+			ProviderConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(clientCerts), KymaNamespace: s.KymaNamespace},
 			ListSettle:      s.IASListSettle, InventoryAge: d.inventoryAge, SecretCheck: s.IASSecretCheck,
 			SecretMetrics: secretmetrics.New(p.Metrics)}.Defaulted(),
 		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: s.RuntimeUnreachableDeletion, Runtimes: out.Runtimes,

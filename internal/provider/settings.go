@@ -8,6 +8,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
@@ -57,6 +58,10 @@ type Settings struct {
 	RuntimeClientCacheSize     int
 
 	KymaBridge bool
+	// KymaNamespace is where the Kyma CRs and their kubeconfig Secrets live:
+	// the one namespace a ClusterProviderConfig admits unless it names others,
+	// and the only one whose Secrets the provider watches.
+	KymaNamespace string
 	// CompositePoll is the crossplane.io/poll-interval the bridge gives each
 	// EventingAuth.
 	CompositePoll time.Duration
@@ -94,6 +99,7 @@ func DefaultSettings() Settings {
 		RuntimeUnreachableDeletion: runtimesecret.DefaultUnreachableDeletion,
 		RuntimeClientCacheSize:     kymaruntime.DefaultCacheSize,
 		KymaBridge:                 true,
+		KymaNamespace:              providerconfig.DefaultKymaNamespace,
 		CompositePoll:              kinds.XRPollInterval,
 		WatcherComponent:           runtimewatcher.DefaultComponent,
 	}
@@ -124,6 +130,7 @@ func (s *Settings) Bind(fs *flag.FlagSet) {
 	fs.IntVar(&s.IASTenantQPS, "ias-tenant-qps", s.IASTenantQPS, "Requests per second to one IAS tenant URL from every ProviderConfig naming it together; each ProviderConfig's rateLimit applies within it (IAS allows 50 per client IP address).")
 	fs.IntVar(&s.IASTenantBurst, "ias-tenant-burst", s.IASTenantBurst, "Burst of --ias-tenant-qps.")
 	fs.DurationVar(&s.IASRejectedBackoff, "ias-rejected-credentials-backoff", s.IASRejectedBackoff, "After IAS rejected a ProviderConfig's credentials (401 or 403), how long until one probe with the same credentials; a change of the credentials Secret is tried at once.")
+	fs.StringVar(&s.KymaNamespace, "kyma-namespace", s.KymaNamespace, "Namespace of the Kyma CRs and their kubeconfig Secrets: the only namespace whose Secrets the provider watches, and the one a ClusterProviderConfig admits unless its spec.namespaces or spec.namespaceSelector admit others.")
 	fs.BoolVar(&s.KymaBridge, "kyma-bridge", s.KymaBridge, "Keep one EventingAuth composite resource per Kyma CR.")
 	fs.DurationVar(&s.CompositePoll, "composite-poll-interval", s.CompositePoll, "How often Crossplane core re-runs each EventingAuth's composition when nothing changed (its crossplane.io/poll-interval); it watches the composed resources, so this is only a safety net. The composition function's --ttl wins when set.")
 	fs.StringVar(&s.WatcherAddr, "runtime-watcher-address", s.WatcherAddr, "Address on which to receive Kyma runtime-watcher events, which repair a runtime's Secret within a second of its change; empty: off. Reachable only through the control plane's gateway (see docs/operations.md).")

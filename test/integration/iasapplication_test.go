@@ -405,7 +405,8 @@ func testClusterProviderConfig(t *testing.T) {
 	cpc := &v1alpha1.ClusterProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "default"},
 		Spec: v1alpha1.ClusterProviderConfigSpec{Credentials: v1alpha1.ClusterCredentials{
-			Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.SecretReference{Name: tn.secret, Namespace: ns}}},
+			Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.SecretReference{Name: tn.secret, Namespace: ns}},
+			Namespaces: []string{ns}},
 	}
 	g.Expect(k8s.Create(ctx, cpc)).To(Succeed())
 	a := &iasv1alpha1.IASApplication{

@@ -43,6 +43,7 @@ func TestProvider(t *testing.T) {
 			t.Run("CertificateExpiredOrUntrusted", testCertificateExpiredOrUntrusted)
 			t.Run("PasswordToCertificate", testPasswordToCertificate)
 			t.Run("OneOwnerAcrossNamespaces", testOneOwner)
+			t.Run("PlatformCredentialsWhereAdmitted", testPlatformCredentialsWhereAdmitted)
 			t.Run("TenantSharedApart", testTenantSharedApart)
 			t.Run("HostileAnswers", testHostileAnswers)
 		})

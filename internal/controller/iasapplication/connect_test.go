@@ -57,6 +57,9 @@ func TestConnect(t *testing.T) {
 		err     error
 		events  []string
 		wantURL string
+		// kyma is the Kyma CRs' namespace, the one the ClusterProviderConfig
+		// admits; default the resource's.
+		kyma string
 	}{
 		"UsageNotTracked": {
 			usage: resource.ModernTrackerFn(func(context.Context, resource.ModernManaged) error { return errBoom }),
@@ -65,6 +68,13 @@ func TestConnect(t *testing.T) {
 		"ProviderConfigUnreadable": {
 			get: test.NewMockGetFn(errBoom),
 			err: errors.Wrapf(errBoom, providerconfig.ErrGet, "ClusterProviderConfig default"),
+		},
+		"NamespaceNotAdmitted": {
+			get:  config,
+			pool: &tenantClients{client: &fakeIAS{}},
+			kyma: "kcp-system",
+			err: errors.New("ClusterProviderConfig default does not admit managed resources of namespace kcp: it admits only the Kyma CRs' namespace kcp-system " +
+				"(set spec.namespaces or spec.namespaceSelector to admit others); nothing is sent to IAS"),
 		},
 		"NoClient": {
 			get:     config,
@@ -94,9 +104,13 @@ func TestConnect(t *testing.T) {
 			if pool == nil {
 				pool = &tenantClients{}
 			}
+			kyma := tc.kyma
+			if kyma == "" {
+				kyma = "kcp"
+			}
 			log := &eventLog{}
 			c := &connector{shared: shared{kube: &test.MockClient{MockGet: tc.get}, recorder: log}, usage: usage, tenantClients: pool.clients(), logons: pool.logons(),
-				providerConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(8)}, told: newToldOnce(clock.RealClock{})}
+				providerConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(8), KymaNamespace: kyma}, told: newToldOnce(clock.RealClock{})}
 			cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "kcp"}}
 			cr.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: apisv1alpha1.ClusterProviderConfigKind, Name: "default"})
 			_, err := c.Connect(context.Background(), cr)

@@ -221,6 +221,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
+	if adopted {
+		inherit(cr, all)
+	}
 	st := e.secrets(cr, app, all, conn)
 	due, err := e.observeSecrets(ctx, cr, st)
 	if err != nil {

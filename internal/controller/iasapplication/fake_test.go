@@ -137,11 +137,15 @@ func (f *fakeIAS) Endpoints(context.Context) (ias.Endpoints, error) {
 	return ias.Endpoints{TokenURL: "https://t/oauth2/token", CertsURL: "https://t/oauth2/certs", Issuer: "https://t"}, nil
 }
 
-// usersFn answers Users.NotYetCarrying.
+// usersFn answers Users.NotYetCarrying: one user, carrying the data unless
+// fn names what waits.
 type usersFn func(dataHash string) string
 
-func (fn usersFn) NotYetCarrying(_ context.Context, _ *v1alpha1.IASApplication, dataHash string) (string, error) {
-	return fn(dataHash), nil
+func (fn usersFn) NotYetCarrying(_ context.Context, _ *v1alpha1.IASApplication, dataHash string) (string, int, error) {
+	if w := fn(dataHash); w != "" {
+		return w, 0, nil
+	}
+	return "", 1, nil
 }
 
 // publisherFn records what is published.

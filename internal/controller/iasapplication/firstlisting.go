@@ -54,7 +54,8 @@ func (l tenantLister) Start(ctx context.Context) error {
 		l.log.Debug("Cannot list ClusterProviderConfigs to list their tenants at start", "error", err)
 	}
 	for _, pc := range cpcs.Items {
-		refs = append(refs, referring("", apisv1alpha1.ClusterProviderConfigKind, pc.Name))
+		// As a resource in the Kyma CRs' namespace uses it.
+		refs = append(refs, referring(l.providerConfigs.DefaultNamespace(), apisv1alpha1.ClusterProviderConfigKind, pc.Name))
 	}
 	for _, ref := range refs {
 		cfg, err := l.providerConfigs.Resolve(ctx, l.reader, ref)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,7 +61,7 @@ func (s secretState) retiring() []ias.APISecret {
 func (e *external) secrets(cr *v1alpha1.IASApplication, app *ias.Application, all []ias.APISecret, conn *corev1.Secret) secretState {
 	st := secretState{}
 	for _, s := range all {
-		if s.Description == description(cr) {
+		if s.Description == description(cr) || inherited(cr, s.ID) {
 			st.ours = append(st.ours, s)
 		}
 	}
@@ -204,12 +205,15 @@ func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplicati
 		at.Retiring = nil
 		return nil, nil
 	}
-	waiting := ""
+	waiting, carrying := "", 0
 	if cr.GetWriteConnectionSecretToReference() != nil {
 		var err error
-		if waiting, err = e.users.NotYetCarrying(ctx, cr, st.dataHash); err != nil {
+		if waiting, carrying, err = e.users.NotYetCarrying(ctx, cr, st.dataHash); err != nil {
 			return nil, err
 		}
+	}
+	if waiting == "" && carrying == 0 && len(madeHere(cr, retiring)) < len(retiring) {
+		waiting = waitingForInherited
 	}
 	recordRetiring(cr, retiring, waiting)
 	if waiting != "" || e.now().Before(at.SecretPublishedAt.Add(retireAfter(cr))) {
@@ -217,6 +221,11 @@ func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplicati
 	}
 	return retiring, nil
 }
+
+// waitingForInherited is what a secret the app held when this resource took
+// it waits for, while no RuntimeSecret uses the resource: a runtime may hold
+// it through a Secret this provider does not know of.
+const waitingForInherited = "a RuntimeSecret using this application to carry its new secret on its runtime: the older secret came with the application, and a runtime may still use it"
 
 // recordRetiring lists the retiring secrets in the status: each is deleted not
 // before the published secret's publication plus retireAfter, and only once
@@ -243,17 +252,17 @@ func retireAfter(cr *v1alpha1.IASApplication) time.Duration {
 // than maxSecrets exist. With none usable, it first deletes the oldest of ours,
 // keeping the last published, since nothing can be published otherwise.
 func (e *external) replaceSecret(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, st *secretState) (managed.ConnectionDetails, error) {
-	if len(st.ours) >= maxSecrets {
+	if len(madeHere(cr, st.ours)) >= maxSecrets {
 		if st.cur != nil {
 			e.recorder.Event(cr, event.Normal(eventRotationWaits, fmt.Sprintf(
 				"Rotation waits: %s, but an older secret is still retiring and an application holds at most %d secrets of this provider", st.rotate, maxSecrets)))
 			return nil, nil
 		}
-		kept, err := e.makeRoom(ctx, cr, app, st.ours)
+		kept, err := e.makeRoom(ctx, cr, app, madeHere(cr, st.ours))
 		if err != nil {
 			return nil, err
 		}
-		st.ours = kept
+		st.ours = append(kept, slices.DeleteFunc(slices.Clone(st.ours), func(s ias.APISecret) bool { return !inherited(cr, s.ID) })...)
 	}
 	endpoints, err := e.ias.Endpoints(ctx)
 	if err != nil {

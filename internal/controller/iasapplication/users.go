@@ -18,9 +18,10 @@ import (
 // Users tells which RuntimeSecrets using an application do not yet carry its
 // published credentials on their runtimes.
 type Users interface {
-	// NotYetCarrying names them, empty if none; dataHash digests the connection
-	// Secret's keys as RuntimeSecrets digest what they wrote.
-	NotYetCarrying(ctx context.Context, cr *v1alpha1.IASApplication, dataHash string) (string, error)
+	// NotYetCarrying names them, empty if none, and counts those that carry
+	// them; dataHash digests the connection Secret's keys as RuntimeSecrets
+	// digest what they wrote.
+	NotYetCarrying(ctx context.Context, cr *v1alpha1.IASApplication, dataHash string) (waiting string, carrying int, err error)
 }
 
 // runtimeSecretUsers finds the RuntimeSecrets in the application's namespace that
@@ -29,10 +30,10 @@ type runtimeSecretUsers struct {
 	kube client.Reader
 }
 
-func (u runtimeSecretUsers) NotYetCarrying(ctx context.Context, cr *v1alpha1.IASApplication, dataHash string) (string, error) {
+func (u runtimeSecretUsers) NotYetCarrying(ctx context.Context, cr *v1alpha1.IASApplication, dataHash string) (string, int, error) {
 	using, err := usingRuntimeSecrets(ctx, u.kube, cr)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	var behind []string
 	users := 0
@@ -46,10 +47,10 @@ func (u runtimeSecretUsers) NotYetCarrying(ctx context.Context, cr *v1alpha1.IAS
 		}
 	}
 	if len(behind) == 0 {
-		return "", nil
+		return "", users, nil
 	}
 	slices.Sort(behind)
-	return fmt.Sprintf("%d of %d RuntimeSecrets to carry the current secret on their runtimes (%s)", len(behind), users, fewNames(behind)), nil
+	return fmt.Sprintf("%d of %d RuntimeSecrets to carry the current secret on their runtimes (%s)", len(behind), users, fewNames(behind)), users - len(behind), nil
 }
 
 // usingRuntimeSecrets lists the RuntimeSecrets in the app's namespace that

@@ -12,6 +12,10 @@ import (
 // never a value. What they call "the Secret" is how secretOf names it.
 const (
 	errNoRef = "no providerConfigRef is set"
+	// errNotAdmitted: the config, the resource's namespace, what it admits.
+	errNotAdmitted = "ClusterProviderConfig %s does not admit managed resources of namespace %s: it admits %s; nothing is sent to IAS"
+	// errSelector: the config.
+	errSelector = "spec.namespaceSelector of ClusterProviderConfig %s"
 	// errKind: the reference's kind.
 	errKind = "providerConfigRef kind %q is not ProviderConfig or ClusterProviderConfig"
 	// ErrGet: the object (its kind and name). Exported for the tests of the

@@ -53,10 +53,14 @@ type Resolved struct {
 // Resolver resolves ProviderConfigs; its certificates parsed once each.
 type Resolver struct {
 	Certs *ias.ClientCerts
+	// KymaNamespace is the namespace a ClusterProviderConfig admits when it
+	// names none; empty: DefaultKymaNamespace.
+	KymaNamespace string
 }
 
 // Resolve resolves the (Cluster)ProviderConfig a managed resource references,
-// read with kube, into a validated tenant. Its errors name the object and key
+// read with kube, into a validated tenant; a ClusterProviderConfig only for
+// the namespaces it admits. Its errors name the object and key
 // at fault and never carry a credential.
 func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.ModernManaged) (Resolved, error) {
 	ref := mg.GetProviderConfigReference()
@@ -88,6 +92,9 @@ func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.
 		what = "ClusterProviderConfig " + ref.Name
 		if err := kube.Get(ctx, types.NamespacedName{Name: ref.Name}, pc); err != nil {
 			return Resolved{}, getError(what, err)
+		}
+		if err := r.admits(ctx, kube, ref.Name, pc.Spec, mg.GetNamespace()); err != nil {
+			return Resolved{}, err
 		}
 		secret = types.NamespacedName{Namespace: pc.Spec.Credentials.SecretRef.Namespace, Name: pc.Spec.Credentials.SecretRef.Name}
 		if r := pc.Spec.CABundleSecretRef; r != nil {

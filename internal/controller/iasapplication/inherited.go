@@ -1,0 +1,43 @@
+package iasapplication
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+
+	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+)
+
+// AnnotationInheritedSecrets lists, comma-separated, the api secrets an app
+// held when this resource took it by name (an app of eventing-auth-manager or
+// made by hand, one handed over, or its own after a restore). A runtime may
+// hold any of them through a Secret this provider does not know of, so each is
+// retired, whatever its description, only once a RuntimeSecret using this
+// resource carries the resource's own secret and none waits for it; with no
+// such RuntimeSecret it stays.
+const AnnotationInheritedSecrets = "ias.eventingauth.kyma-project.io/inherited-secrets"
+
+// inherit records the api secrets all of an app this resource has just taken.
+func inherit(cr *v1alpha1.IASApplication, all []ias.APISecret) {
+	ids := make([]string, 0, len(all))
+	for _, s := range all {
+		ids = append(ids, s.ID)
+	}
+	if len(ids) == 0 {
+		return
+	}
+	meta.AddAnnotations(cr, map[string]string{AnnotationInheritedSecrets: strings.Join(ids, ",")})
+}
+
+// inherited tells whether the api secret of the id came with the app.
+func inherited(cr *v1alpha1.IASApplication, id string) bool {
+	v := cr.GetAnnotations()[AnnotationInheritedSecrets]
+	return v != "" && slices.Contains(strings.Split(v, ","), id)
+}
+
+// madeHere are the secrets of ours that this resource made.
+func madeHere(cr *v1alpha1.IASApplication, secrets []ias.APISecret) []ias.APISecret {
+	return slices.DeleteFunc(slices.Clone(secrets), func(s ias.APISecret) bool { return inherited(cr, s.ID) })
+}
