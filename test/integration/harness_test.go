@@ -71,6 +71,9 @@ const (
 	// secretCheck is how often an app's api secrets are listed at the least.
 	secretCheck = 2 * poll
 	timeout     = 60 * time.Second
+	// rejectedBackoff: how long after a rejected password no other unproven
+	// password of the user is tried, and until the rejected one is probed.
+	rejectedBackoff = 45 * time.Second
 	// unreachableDeletion is how long a deletion waits for a runtime that does not answer.
 	unreachableDeletion = 10 * time.Second
 	runtimeCacheSize    = 10
@@ -219,6 +222,8 @@ func settings() provider.Settings {
 	s.StateMetricsInterval = time.Second
 	s.IASTimeout, s.IASBaseBackoff, s.IASMaxBackoff = 2*time.Second, 100*time.Millisecond, time.Second
 	s.IASListSettle, s.IASSecretCheck = listSettle, secretCheck
+	// A password fixed after a rejection is tried within a test's timeout.
+	s.IASRejectedBackoff = rejectedBackoff
 	s.RuntimeTimeout = 5 * time.Second
 	s.RuntimeUnreachableDeletion = unreachableDeletion
 	s.RuntimeClientCacheSize = runtimeCacheSize

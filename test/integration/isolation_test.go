@@ -170,10 +170,20 @@ func testCredentialsRejected(t *testing.T) {
 		g.Expect(reasons).To(ContainElement("CredentialsRejected"))
 	}, timeout, 200*time.Millisecond).Should(Succeed())
 
+	// The right password, written now, is one IAS has not accepted yet: it is
+	// tried once the backoff after the rejection ends, not before.
 	tn.writeCreds(t, map[string]string{"username": "admin", "password": tn.password, "url": tn.sim.URL})
+	expectSyncedFalse(t, apps[0], "no password of the user that IAS has not accepted yet is tried before")
 	for _, a := range apps {
 		waitReady(t, a)
 	}
+	failed = 0
+	for _, r := range tn.sim.Requests() {
+		if r.Status == 401 {
+			failed++
+		}
+	}
+	g.Expect(failed).To(Equal(1), "failed logons")
 }
 
 // pointAt points a runtime's kubeconfig at another server, keeping its TLS

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,13 @@ func testOneOwner(t *testing.T) {
 			g.Expect(kerrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Namespace: other.ns, Name: intruder.Name + "-creds"}, s))).To(BeTrue(), "a connection Secret was published for %s", intruder.Name)
 		}
 	}, 2*poll, 200*time.Millisecond).Should(Succeed())
+	// The intruder's status forged to name the app, as anyone who may edit
+	// IASApplications/status there can: its deletion asks IAS all the same.
+	g.Eventually(func(g Gomega) {
+		get(g, byID)
+		byID.Status.AtProvider.ID = appID
+		g.Expect(k8s.Status().Update(ctx, byID)).To(Succeed())
+	}, timeout, 200*time.Millisecond).Should(Succeed())
 	for _, intruder := range []*iasv1alpha1.IASApplication{byName, byID} {
 		g.Expect(k8s.Delete(ctx, intruder)).To(Succeed())
 		waitGone(t, intruder)
@@ -122,12 +130,15 @@ func testOneOwner(t *testing.T) {
 
 	// Handed over by annotating the owner: the target takes the app, the old
 	// owner only reads it and its deletion leaves it.
-	target := other.app("runtime-owned")
-	g.Expect(k8s.Create(ctx, target)).To(Succeed())
-	expectSyncedFalse(t, target, "belongs to IASApplication "+owner.ns+"/runtime-owned")
+	// A hand-over to a resource that does not ask for the app waits.
 	get(g, a)
 	meta.AddAnnotations(a, map[string]string{iasapplication.AnnotationHandOverTo: other.ns + "/runtime-owned"})
 	g.Expect(k8s.Update(ctx, a)).To(Succeed())
+	before = changes(owner.sim)
+	expectSyncedFalse(t, a, "waits for IASApplication "+other.ns+"/runtime-owned to name it: it does not exist")
+	g.Expect(changes(owner.sim)).To(Equal(before), "the app was pushed to a resource that did not ask for it")
+	target := other.app("runtime-owned")
+	g.Expect(k8s.Create(ctx, target)).To(Succeed())
 	waitReady(t, target)
 	g.Expect(meta.GetExternalName(get(g, target))).To(Equal(appID))
 	expectPublished(g, other, target)
@@ -193,6 +204,21 @@ func testTenantSharedApart(t *testing.T) {
 	h := hostile.app("runtime-hostile")
 	g.Expect(k8s.Create(ctx, h)).To(Succeed())
 	expectSyncedFalse(t, h, "rejected the credentials")
+	// Four more wrong passwords for the platform's username in the same
+	// namespace, the tenant URL written four other ways: held back, not sent.
+	for i, url := range []string{strings.ToUpper(platform.sim.URL), platform.sim.URL + "/", strings.Replace(platform.sim.URL, "http://", "HTTP://", 1) + "/", platform.sim.URL} {
+		name := fmt.Sprintf("ias-wrong-%d", i)
+		password := fmt.Sprintf("wrong-%d-%s", i, platform.password)
+		secrets.add(nil, password)
+		g.Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: hostile.ns},
+			StringData: map[string]string{"username": "admin", "password": password, "url": url}})).To(Succeed())
+		g.Expect(k8s.Create(ctx, &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: hostile.ns},
+			Spec: v1alpha1.ProviderConfigSpec{Credentials: v1alpha1.LocalCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.LocalSecretReference{Name: name}}}})).To(Succeed())
+		a := hostile.app("runtime-hostile-" + name)
+		a.Spec.ProviderConfigReference.Name = name
+		g.Expect(k8s.Create(ctx, a)).To(Succeed())
+		expectSyncedFalse(t, a, `no password of the user that IAS has not accepted yet is tried before`)
+	}
 	// Right credentials, its own slow rate: its resources share what the
 	// platform's learnt, and wait in their own bucket.
 	sameCreds := sameTenant(t, platform, newNamespace(t), platform.password, slow)
@@ -211,7 +237,7 @@ func testTenantSharedApart(t *testing.T) {
 			rejected++
 		}
 	}
-	g.Expect(rejected).To(Equal(1), "failed logons with the wrong password")
+	g.Expect(rejected).To(Equal(1), "failed logons with five wrong passwords of the platform's user")
 	g.Expect(platform.sim.Stats().Count(operation.WellKnown, 0)).To(Equal(1), "the well-known document was read again")
 	waitReady(t, s)
 	waitReady(t, first)

@@ -2,7 +2,11 @@ package ias_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -233,7 +237,7 @@ func TestRatesApart(t *testing.T) {
 	pool = ias.NewPool(ias.PoolOptions{TenantQPS: 10, TenantBurst: 1})
 	a, _ := pool.Client(tenant)
 	other := tenant
-	other.Password = "other"
+	other.QPS = 999
 	b, _ := pool.Client(other)
 	start := time.Now()
 	done := make(chan struct{})
@@ -246,5 +250,73 @@ func TestRatesApart(t *testing.T) {
 	<-done
 	if d := time.Since(start); d < 900*time.Millisecond {
 		t.Errorf("11 calls of two ProviderConfigs within a tenant budget of 10 a second took %v", d)
+	}
+}
+
+// TestOneFailedLogonPerUser: wrong passwords for one user, from any number of
+// ProviderConfigs and however the tenant URL is written, cost IAS one failed
+// logon a backoff; the password IAS accepted keeps working throughout.
+func TestOneFailedLogonPerUser(t *testing.T) {
+	sim, err := iassim.New(iassim.Options{RateLimit: -1, Password: "right-password"}).Serve("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	id := sim.AddApp(iassim.App{Name: "runtime-x"})
+	pool := ias.NewPool(ias.PoolOptions{LogonBackoff: 300 * time.Millisecond})
+	platform := ias.Tenant{URL: sim.URL, Username: "admin", Password: "right-password", QPS: 100, Burst: 10}
+	good, _ := pool.Client(platform)
+	if _, err := good.GetApplication(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	spellings := []string{sim.URL, strings.ToUpper(sim.URL), sim.URL + "/", strings.Replace(sim.URL, "http://", "HTTP://", 1) + "/", sim.URL}
+	var held *ias.LogonHeldError
+	for i, u := range spellings {
+		canonical, err := ias.ValidateURL(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wrong := platform
+		wrong.URL, wrong.Password = canonical, fmt.Sprintf("wrong-password-%d", i)
+		c, _ := pool.Client(wrong)
+		for range 3 {
+			_, err := c.GetApplication(context.Background(), id)
+			if err == nil {
+				t.Fatalf("wrong password %d was accepted", i)
+			}
+			if i > 0 && !errors.As(err, &held) {
+				t.Errorf("wrong password %d: %v, want it held back", i, err)
+			}
+		}
+		if _, err := good.GetApplication(context.Background(), id); err != nil {
+			t.Errorf("the accepted password stopped working beside wrong password %d: %v", i, err)
+		}
+	}
+	if n := sim.Stats().Count(operation.GetApplication, http.StatusUnauthorized); n != 1 {
+		t.Errorf("IAS saw %d failed logons, want 1", n)
+	}
+	// After the backoff one unproven password is tried again: one more.
+	time.Sleep(400 * time.Millisecond)
+	wrong := platform
+	wrong.Password = "wrong-password-after"
+	c, _ := pool.Client(wrong)
+	_, _ = c.GetApplication(context.Background(), id)
+	_, _ = c.GetApplication(context.Background(), id)
+	if n := sim.Stats().Count(operation.GetApplication, http.StatusUnauthorized); n != 2 {
+		t.Errorf("IAS saw %d failed logons after the backoff, want 2", n)
+	}
+
+	// The accepted password changed in IAS (after the last wrong one's
+	// backoff): its successor is tried at once.
+	time.Sleep(400 * time.Millisecond)
+	sim.SetCredentials("admin", "rotated-password")
+	if _, err := good.GetApplication(context.Background(), id); err == nil {
+		t.Fatal("the old password was accepted after the change")
+	}
+	rotated := platform
+	rotated.Password = "rotated-password"
+	c, _ = pool.Client(rotated)
+	if _, err := c.GetApplication(context.Background(), id); err != nil {
+		t.Errorf("the new password after a change in IAS: %v, want it tried at once", err)
 	}
 }

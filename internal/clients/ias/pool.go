@@ -73,6 +73,10 @@ type PoolOptions struct {
 	// MaxPages bounds a listing of a tenant not yet listed whole; default
 	// DefaultMaxPages.
 	MaxPages int
+	// LogonBackoff is how long after IAS rejected a password of a user no
+	// other password of the user that IAS has not accepted yet is tried;
+	// default breaker.DefaultRejectedDelay.
+	LogonBackoff time.Duration
 }
 
 // The default budget of one tenant URL: IAS allows 50 requests a second per
@@ -118,8 +122,10 @@ func NewBreakers(rejectedDelay time.Duration, m *breaker.Metrics) *breaker.Set {
 type Pool struct {
 	opts PoolOptions
 
-	mu         sync.Mutex
-	gates      map[string]*tenantGate
+	mu    sync.Mutex
+	gates map[string]*tenantGate
+	// users count failed logons per tenant URL and username (userLogons).
+	users      map[userKey]*userLogons
 	states     map[string]*tenantState
 	lastSweep  time.Time
 	generation uint64
@@ -198,7 +204,29 @@ func NewPool(o PoolOptions) *Pool {
 	if o.IdleAfter <= 0 {
 		o.IdleAfter = time.Hour
 	}
-	return &Pool{opts: o, gates: map[string]*tenantGate{}, states: map[string]*tenantState{}}
+	if o.LogonBackoff <= 0 {
+		o.LogonBackoff = breaker.DefaultRejectedDelay
+	}
+	return &Pool{opts: o, gates: map[string]*tenantGate{}, users: map[userKey]*userLogons{}, states: map[string]*tenantState{}}
+}
+
+// userKey names a technical user of a tenant.
+type userKey struct{ url, username string }
+
+// passwordLogon returns how calls with t's password are counted among its
+// user's logons; nil for a certificate logon. The caller holds p.mu.
+func (p *Pool) passwordLogonLocked(t Tenant) *passwordLogon {
+	if t.Username == "" || t.Password == "" {
+		return nil
+	}
+	k := userKey{t.URL, t.Username}
+	u, ok := p.users[k]
+	if !ok {
+		u = &userLogons{backoff: p.opts.LogonBackoff}
+		p.users[k] = u
+	}
+	sum := sha256.Sum256([]byte(t.Password))
+	return &passwordLogon{user: u, url: t.URL, username: t.Username, digest: hex.EncodeToString(sum[:])}
 }
 
 // Rejected tells whether the tenant rejected these credentials (401 or 403)
@@ -236,6 +264,7 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 		gate = &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(p.opts.TenantQPS), p.opts.TenantBurst)}
 		p.gates[t.URL] = gate
 	}
+	logon := p.passwordLogonLocked(t)
 	st, ok := p.states[key]
 	if !ok {
 		p.generation++
@@ -250,7 +279,7 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 	if st.http == nil {
 		// Circuits are kept per credentials: new ones start closed, and a
 		// rejection of other ones is kept should they come back.
-		hc, err := p.httpClient(t, st, p.opts.Breakers.Guard(breakerKey(t, d), t.URL))
+		hc, err := p.httpClient(t, st, p.opts.Breakers.Guard(breakerKey(t, d), t.URL), logon)
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +311,7 @@ func (p *Pool) sweepLocked(now time.Time) {
 // breakerKey names a tenant's circuits and state: its URL and credentials.
 func breakerKey(t Tenant, digest string) string { return t.URL + "#" + digest }
 
-func (p *Pool) httpClient(t Tenant, st *tenantState, guard breaker.Guard) (*http.Client, error) {
+func (p *Pool) httpClient(t Tenant, st *tenantState, guard breaker.Guard, logon *passwordLogon) (*http.Client, error) {
 	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if t.ClientCert != nil {
 		tlsCfg.Certificates = []tls.Certificate{t.ClientCert.Certificate}
@@ -307,7 +336,7 @@ func (p *Pool) httpClient(t Tenant, st *tenantState, guard breaker.Guard) (*http
 		ForceAttemptHTTP2:   true,
 	}
 	return &http.Client{
-		Transport: &transport{next: base, gate: st.gate, guard: guard, metrics: p.opts.Metrics, policy: retryPolicy{
+		Transport: &transport{next: base, gate: st.gate, guard: guard, metrics: p.opts.Metrics, logon: logon, policy: retryPolicy{
 			attempts: p.opts.Attempts, baseBackoff: p.opts.BaseBackoff, maxBackoff: p.opts.MaxBackoff, timeout: p.opts.Timeout,
 		}},
 		// IAS answers creation with a relative Location; never follow redirects.

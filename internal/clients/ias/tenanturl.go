@@ -2,13 +2,16 @@ package ias
 
 import (
 	"fmt"
+	"net"
 	"net/url"
+	"strings"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/loopback"
 )
 
 // ValidateURL checks a tenant URL: https, or http to a loopback host only; no
-// user info, path, query or fragment. It returns the URL without a trailing slash.
+// user info, path, query or fragment. It returns the URL in canonical form
+// (canonicalHost), without a trailing slash.
 // Its errors do not repeat the value, which may hold a mistyped credential.
 func ValidateURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
@@ -24,11 +27,30 @@ func ValidateURL(raw string) (string, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !loopback.Host(u.Hostname()) {
+		if !loopback.Host(strings.ToLower(u.Hostname())) {
 			return "", fmt.Errorf("http is allowed only to a loopback host; %s needs https", u.Hostname())
 		}
 	default:
 		return "", fmt.Errorf("scheme %q is not supported; use https", u.Scheme)
 	}
-	return u.Scheme + "://" + u.Host, nil
+	return u.Scheme + "://" + canonicalHost(u), nil
+}
+
+// canonicalHost is the URL's host as one tenant is named however its URL is
+// written: lower case, no trailing dot, no default port. The tenant's rate
+// budget, listings and failed logons are kept by this name, so that
+// https://HOST:443/ shares them with https://host.
+func canonicalHost(u *url.URL) string {
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	port := u.Port()
+	if (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
+		port = ""
+	}
+	if port != "" {
+		return net.JoinHostPort(host, port)
+	}
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
+	}
+	return host
 }

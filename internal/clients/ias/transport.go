@@ -82,9 +82,42 @@ type transport struct {
 	guard   breaker.Guard
 	policy  retryPolicy
 	metrics *Metrics
+	// logon holds back a password the tenant has not accepted yet while
+	// another password of the same user was rejected; nil for a certificate.
+	logon *passwordLogon
+}
+
+// passwordLogon is one password of a user, as userLogons counts it.
+type passwordLogon struct {
+	user          *userLogons
+	url, username string
+	digest        string
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.logon == nil {
+		return t.guarded(req)
+	}
+	l := t.logon
+	probe, err := l.user.admit(l.url, l.username, l.digest, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	answered := false
+	resp, err := t.guard(req.Context(), breaker.Request{Do: func(context.Context) (*http.Response, error) {
+		// IAS's own answer, before the circuit turns a rejection into an error.
+		resp, err := t.attempts(req)
+		answered = true
+		l.user.record(l.digest, probe, resp, time.Now())
+		return resp, err
+	}})
+	if !answered {
+		l.user.record(l.digest, probe, nil, time.Now())
+	}
+	return resp, err
+}
+
+func (t *transport) guarded(req *http.Request) (*http.Response, error) {
 	return t.guard(req.Context(), breaker.Request{Do: func(context.Context) (*http.Response, error) { return t.attempts(req) }})
 }
 

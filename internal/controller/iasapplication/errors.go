@@ -28,6 +28,10 @@ const (
 	errListUsers     = "cannot list the RuntimeSecrets that use this application"
 	// errHandOverTarget: the annotation, its value.
 	errHandOverTarget = "annotation %s must name an IASApplication as <namespace>/<name>, not %q"
+	// errGetHandOverTarget: the target.
+	errGetHandOverTarget = "cannot get IASApplication %s, the hand-over's target"
+	// errHandOverUnclaimed: the target, the app, what is missing.
+	errHandOverUnclaimed = "hand-over of IAS application %s waits for IASApplication %s to name it: %s"
 )
 
 // appNamed is how errors name an app: its ID and its name.

@@ -158,14 +158,11 @@ type external struct {
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
 	if id := meta.GetExternalName(cr); meta.WasDeleted(cr) && id != "" {
-		switch {
-		case e.deleted.gone(cr.GetUID(), id, e.now()):
+		// Otherwise IAS is asked below, by UUID, who owns the app: neither
+		// the external name nor the status, which may be stale or forged,
+		// decides a deletion.
+		if e.deleted.gone(cr.GetUID(), id, e.now()) {
 			return managed.ExternalObservation{}, nil
-		case id == cr.Status.AtProvider.ID:
-			// An earlier Observe found this app and that it is a customer app
-			// of ours; Delete takes a 404 for gone. Asking IAS again would cost
-			// the tenant a call per deleted runtime.
-			return managed.ExternalObservation{ResourceExists: true}, nil
 		}
 	}
 	if c, ok := e.created.recall(cr.GetUID(), meta.GetExternalName(cr), cr.Status.AtProvider.SecretsCheckedAt != nil, e.now()); ok {
@@ -202,8 +199,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 		e.recorder.Event(cr, event.Normal(eventAdopted, fmt.Sprintf("Adopted the existing IAS application %s named %q", app.ID, app.Name)))
 	}
 	if meta.WasDeleted(cr) {
-		// Only existence matters now: its secrets go with it.
-		return managed.ExternalObservation{ResourceExists: true}, nil
+		return e.observeDeletion(cr, app), nil
 	}
 	endpoints, err := e.ias.Endpoints(ctx)
 	if err != nil {
@@ -320,6 +316,11 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		cr.Status.AtProvider.ID = ""
 		return managed.ExternalUpdate{}, err
 	}
+	if handingOver(cr) {
+		if err := e.claimsHandOver(ctx, cr, app); err != nil {
+			return managed.ExternalUpdate{}, err
+		}
+	}
 	if p := drift(cr, app); len(p) > 0 {
 		if err := e.ias.PatchApplication(ctx, id, p); err != nil {
 			return managed.ExternalUpdate{}, err
@@ -377,6 +378,8 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	return managed.ExternalUpdate{ConnectionDetails: cd}, nil
 }
 
+// Delete deletes the app that Observe, asking IAS by UUID in the same
+// reconcile, found recorded in IAS as this resource's.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalDelete, error) {
 	id := meta.GetExternalName(cr)
 	if id == "" {
@@ -407,4 +410,24 @@ func without(secrets []ias.APISecret, id string) []ias.APISecret {
 		}
 	}
 	return out
+}
+
+// observeDeletion tells whether the deletion of cr deletes app: only if IAS
+// records cr as its owner now. An app with no owner recorded was never stamped
+// by cr, so it is not cr's to delete either.
+func (e *external) observeDeletion(cr *v1alpha1.IASApplication, app *ias.Application) managed.ExternalObservation {
+	if owner := recordedOwner(app); owner != ownerOf(cr) {
+		e.recorder.Event(cr, event.Normal(eventLeftToOwner, fmt.Sprintf("Left IAS application %s: IAS records %s as its owner", appIDName(app.ID, app.Name), ownerName(owner))))
+		return managed.ExternalObservation{}
+	}
+	// Only existence matters now: its secrets go with it.
+	return managed.ExternalObservation{ResourceExists: true}
+}
+
+// ownerName names an owner as IAS records it, for an event.
+func ownerName(owner string) string {
+	if owner == "" {
+		return "no IASApplication (an app of eventing-auth-manager, made by hand, or made before owners were recorded)"
+	}
+	return "IASApplication " + owner
 }

@@ -59,6 +59,8 @@ type world struct {
 	steady bool
 	// listedAgo, if set, is when this process last listed the app's secrets.
 	listedAgo *time.Duration
+	// others are further IASApplications in the cluster.
+	others []*v1alpha1.IASApplication
 }
 
 // result is what one case published.
@@ -73,6 +75,9 @@ func (w world) external(t *testing.T) (*external, *result) {
 	_ = v1alpha1.SchemeBuilder.AddToScheme(s)
 	_ = runtimev1alpha1.SchemeBuilder.AddToScheme(s)
 	b := indexed(fake.NewClientBuilder().WithScheme(s)).WithObjects(w.cr.DeepCopy())
+	for _, o := range w.others {
+		b = b.WithObjects(o.DeepCopy())
+	}
 	if w.conn != nil {
 		b = b.WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "rt-creds"}, Data: w.conn})
 	}
@@ -529,17 +534,17 @@ func TestCreateAndDelete(t *testing.T) {
 				return err
 			},
 		},
-		"deleting an app observed before: IAS is not asked again": {
+		"deleting an app observed before: IAS is asked who owns it all the same": {
 			cr: newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: oneApp(ourSecret("s1", "abcd")),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				obs, err := e.Observe(context.Background(), cr)
-				if f := e.ias.(*fakeIAS); f.reads != 0 || !obs.ResourceExists {
-					t.Errorf("Observe() while deleting: %d IAS reads, exists %v; want none, exists", f.reads, obs.ResourceExists)
+				if f := e.ias.(*fakeIAS); f.reads != 1 || !obs.ResourceExists {
+					t.Errorf("Observe() while deleting: %d IAS reads, exists %v; want 1, exists", f.reads, obs.ResourceExists)
 				}
 				return err
 			},
 		},
-		"after its Delete the app is gone without asking IAS: one call per deletion": {
+		"after its Delete the app is gone without asking IAS again: a read and a delete per deletion": {
 			cr: newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: oneApp(ourSecret("s1", "abcd")),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				for i, want := range []bool{true, false} {
@@ -556,28 +561,41 @@ func TestCreateAndDelete(t *testing.T) {
 						}
 					}
 				}
-				if f := e.ias.(*fakeIAS); f.reads != 0 {
-					t.Errorf("deletion made %d IAS reads, want none", f.reads)
+				if f := e.ias.(*fakeIAS); f.reads != 1 {
+					t.Errorf("deletion made %d IAS reads, want 1", f.reads)
 				}
 				return nil
 			},
 			calls: []string{"delete app " + appID},
 		},
-		"a Delete forgotten by a restart: the app is deleted again, a 404 taken for gone": {
+		"a Delete forgotten by a restart: IAS answers the app is gone, nothing is deleted again": {
 			cr: newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: &fakeIAS{},
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
-				if obs, err := e.Observe(context.Background(), cr); err != nil || !obs.ResourceExists {
-					t.Errorf("Observe(): exists %v, err %v; want exists", obs.ResourceExists, err)
-				}
-				if _, err := e.Delete(context.Background(), cr); err != nil {
-					return err
-				}
 				if obs, err := e.Observe(context.Background(), cr); err != nil || obs.ResourceExists {
-					t.Errorf("Observe() after Delete(): exists %v, err %v; want gone", obs.ResourceExists, err)
+					t.Errorf("Observe(): exists %v, err %v; want gone", obs.ResourceExists, err)
 				}
 				return nil
 			},
-			calls: []string{"delete app " + appID},
+		},
+		"a deletion leaves an app IAS records no owner of, whatever the status says": {
+			cr:  newCR(withExternalName(appID), inDeletion, observedAs(appID)),
+			ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: ias.TypeCharged}}},
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				if obs, err := e.Observe(context.Background(), cr); err != nil || obs.ResourceExists {
+					t.Errorf("Observe(): exists %v, err %v; want left", obs.ResourceExists, err)
+				}
+				return nil
+			},
+		},
+		"a forged status.atProvider.id deletes nothing: IAS records another owner": {
+			cr:  newCR(withExternalName(appID), inDeletion, observedAs(appID)),
+			ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: ias.TypeCharged, Description: ownedDescription("kcp-system/rt")}}},
+			do: func(e *external, cr *v1alpha1.IASApplication) error {
+				if obs, err := e.Observe(context.Background(), cr); err != nil || obs.ResourceExists {
+					t.Errorf("Observe(): exists %v, err %v; want left", obs.ResourceExists, err)
+				}
+				return nil
+			},
 		},
 		"delete by UUID": {
 			cr: newCR(withExternalName(appID)), ias: oneApp(),

@@ -1,8 +1,14 @@
 package iasapplication
 
 import (
+	"context"
 	"fmt"
 	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -56,6 +62,29 @@ func wantedOwner(cr *v1alpha1.IASApplication) (string, error) {
 		return "", fmt.Errorf(errHandOverTarget, AnnotationHandOverTo, to)
 	}
 	return to, nil
+}
+
+// claimsHandOver checks that the hand-over's target asks for the app: it
+// exists and names the app, by forProvider.name or by external name. The owner
+// alone cannot push its app onto a resource that did not ask for it.
+func (e *external) claimsHandOver(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
+	to, err := wantedOwner(cr)
+	if err != nil {
+		return err
+	}
+	ns, name, _ := strings.Cut(to, "/")
+	target := &v1alpha1.IASApplication{}
+	if err := e.kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, target); err != nil {
+		if kerrors.IsNotFound(err) {
+			return errors.Errorf(errHandOverUnclaimed, appIDName(app.ID, app.Name), to, "it does not exist")
+		}
+		return errors.Wrapf(err, errGetHandOverTarget, to)
+	}
+	if target.AppName() != app.Name && meta.GetExternalName(target) != app.ID {
+		return errors.Errorf(errHandOverUnclaimed, appIDName(app.ID, app.Name), to,
+			fmt.Sprintf("its forProvider.name is %q and its external name %q", target.AppName(), meta.GetExternalName(target)))
+	}
+	return nil
 }
 
 // handingOver tells whether cr hands its app to another resource.

@@ -2,11 +2,12 @@ package iasapplication
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
@@ -96,7 +97,9 @@ func TestOneOwner(t *testing.T) {
 func TestHandOver(t *testing.T) {
 	cr := newCR(withExternalName(appID), observedAs(appID), handingOverTo("tenant-b/rt"))
 	fake := &fakeIAS{apps: []ias.Application{ownedBy("ns/rt")}}
-	e, _ := world{cr: cr, ias: fake}.external(t)
+	target := newCR(withExternalName(appID))
+	target.Namespace = "tenant-b"
+	e, _ := world{cr: cr, ias: fake, others: []*v1alpha1.IASApplication{target}}.external(t)
 	obs, err := e.Observe(context.Background(), cr)
 	if err != nil || obs.ResourceUpToDate {
 		t.Fatalf("Observe() = %+v, %v; want the app found and not up to date", obs, err)
@@ -121,16 +124,59 @@ func TestHandOver(t *testing.T) {
 	if obs, err := e.Observe(context.Background(), cr); err != nil || obs.ResourceExists {
 		t.Errorf("Observe() of the old owner's deletion = %+v, %v; want gone for it", obs, err)
 	}
+	// After a restart or on a new leader, with nothing remembered and the
+	// status naming the app again (stale, or forged): IAS decides.
+	observedAs(appID)(cr)
+	fresh, _ := world{cr: cr, ias: fake}.external(t)
+	if obs, err := fresh.Observe(context.Background(), cr); err != nil || obs.ResourceExists {
+		t.Errorf("Observe() of the old owner's deletion by a new process = %+v, %v; want gone for it", obs, err)
+	}
 	if len(fake.calls) != 0 {
 		t.Errorf("IAS changes after the hand-over %v, want none", fake.calls)
 	}
 
 	// The target, in another namespace, now manages it.
-	target := newCR(withExternalName(appID))
-	target.Namespace = "tenant-b"
 	e, _ = world{cr: target, ias: fake}.external(t)
 	if _, err := e.Observe(context.Background(), target); err != nil {
 		t.Errorf("Observe() of the target = %v", err)
+	}
+}
+
+// TestHandOverNeedsTheTargetsClaim: an owner cannot push its app onto a
+// resource that does not name it; nothing changes in IAS until it does.
+func TestHandOverNeedsTheTargetsClaim(t *testing.T) {
+	elsewhere := newCR(func(cr *v1alpha1.IASApplication) {
+		cr.Namespace, cr.Spec.ForProvider.Name = "tenant-b", "another-runtime"
+	})
+	cases := map[string]struct {
+		reason string
+		others []*v1alpha1.IASApplication
+		want   error
+	}{
+		"NoTarget": {
+			reason: "A target that does not exist never receives the app.",
+			want:   errors.Errorf(errHandOverUnclaimed, appIDName(appID, "rt"), "tenant-b/rt", "it does not exist"),
+		},
+		"TargetNamesAnotherApp": {
+			reason: "A target that names another app never receives this one.",
+			others: []*v1alpha1.IASApplication{elsewhere},
+			want: errors.Errorf(errHandOverUnclaimed, appIDName(appID, "rt"), "tenant-b/rt",
+				`its forProvider.name is "another-runtime" and its external name ""`),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr := newCR(withExternalName(appID), observedAs(appID), handingOverTo("tenant-b/rt"))
+			fake := &fakeIAS{apps: []ias.Application{ownedBy("ns/rt")}}
+			e, _ := world{cr: cr, ias: fake, others: tc.others}.external(t)
+			_, err := e.Update(context.Background(), cr)
+			if diff := cmp.Diff(tc.want, err, test.EquateErrors()); diff != "" {
+				t.Errorf("%s\nUpdate(): -want +got:\n%s", tc.reason, diff)
+			}
+			if len(fake.calls) != 0 {
+				t.Errorf("%s\nIAS changes %v, want none", tc.reason, fake.calls)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,91 @@
+package ias
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// userLogons counts the failed logons of one technical user of one tenant
+// across every ProviderConfig that names it, whatever namespace it lives in:
+// IAS locks a user's password after a few failed logons, and then every
+// runtime of the tenant stops. After IAS rejects a password, no password not
+// yet proven for the user is tried until backoff has passed, and only one
+// unproven password is tried at a time; a password IAS accepted keeps being
+// used. So five ProviderConfigs with five wrong passwords cost one failed
+// logon a backoff, not five.
+type userLogons struct {
+	backoff time.Duration
+
+	mu sync.Mutex
+	// proven are the digests of the passwords IAS accepted.
+	proven map[string]bool
+	// rejectedAt is when IAS last rejected a password of the user.
+	rejectedAt time.Time
+	// probing is the digest of the unproven password whose call is in flight.
+	probing string
+}
+
+// LogonHeldError is a call not sent: its password is not proven, and IAS
+// rejected another (or the same) password of the user lately, or is being
+// asked with another unproven one right now.
+type LogonHeldError struct {
+	URL, Username string
+	RejectedAt    time.Time
+	Until         time.Time
+}
+
+func (e *LogonHeldError) Error() string {
+	if e.Until.IsZero() {
+		return fmt.Sprintf("IAS tenant %s: another password of user %q that IAS has not accepted yet is being tried; this one waits its turn, since IAS locks a user after a few failed logons", e.URL, e.Username)
+	}
+	return fmt.Sprintf("IAS tenant %s rejected the credentials of user %q at %s (401 or 403): no password of the user that IAS has not accepted yet is tried before %s, whichever ProviderConfig holds it, since IAS locks a user after a few failed logons",
+		e.URL, e.Username, e.RejectedAt.UTC().Format(time.RFC3339), e.Until.UTC().Format(time.RFC3339))
+}
+
+// admit tells whether a call with the password of digest may be sent now, and
+// whether it is the user's one probe of an unproven password.
+func (u *userLogons) admit(url, username, digest string, now time.Time) (probe bool, err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.proven[digest] {
+		return false, nil
+	}
+	if until := u.rejectedAt.Add(u.backoff); !u.rejectedAt.IsZero() && now.Before(until) {
+		return false, &LogonHeldError{URL: url, Username: username, RejectedAt: u.rejectedAt, Until: until}
+	}
+	if u.probing != "" && u.probing != digest {
+		return false, &LogonHeldError{URL: url, Username: username}
+	}
+	u.probing = digest
+	return true, nil
+}
+
+// record learns from IAS's answer to a call with the password of digest: a
+// 401 or 403 rejects it (and, unless it had worked before, holds back the
+// user's unproven passwords), any other answer proves it.
+func (u *userLogons) record(digest string, probe bool, resp *http.Response, now time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if probe && u.probing == digest {
+		u.probing = ""
+	}
+	switch {
+	case resp == nil:
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		if u.proven[digest] {
+			// A password that worked was changed in IAS: its successor, put
+			// in the credentials Secret now, is tried at once. Guessing does
+			// not get here, since only IAS proves a password.
+			delete(u.proven, digest)
+			return
+		}
+		u.rejectedAt = now
+	default:
+		if u.proven == nil {
+			u.proven = map[string]bool{}
+		}
+		u.proven[digest] = true
+	}
+}
