@@ -196,7 +196,7 @@ func managerOptions(s Settings, scheme *runtime.Scheme, again bool, events recor
 	return ctrl.Options{
 		Logger:    lazyValues(log),
 		Scheme:    scheme,
-		NewClient: NewClient,
+		NewClient: NewClient(s.KymaNamespace),
 		Cache:     CacheOptions(s),
 		Controller: ctrlconfig.Controller{
 			// A process that restarts its provider in place names its
@@ -230,18 +230,23 @@ func usedSecret(s *corev1.Secret) bool {
 }
 
 // NewClient is the manager's client: status writes that change nothing or
-// tell of an instant are not sent, nor are empty connection Secrets.
-func NewClient(cfg *rest.Config, o client.Options) (client.Client, error) {
-	c, err := client.New(cfg, o)
-	if err != nil {
-		return nil, err
+// tell of an instant are not sent, nor are empty connection Secrets; Secrets
+// outside kymaNamespace, which the cache does not hold, are read from the API
+// server.
+func NewClient(kymaNamespace string) client.NewClientFunc {
+	return func(cfg *rest.Config, o client.Options) (client.Client, error) {
+		c, err := client.New(cfg, o)
+		if err != nil {
+			return nil, err
+		}
+		// Secrets the cache holds without their data, or not at all, are
+		// read from the API server.
+		direct, err := client.New(cfg, client.Options{Scheme: o.Scheme, Mapper: o.Mapper, HTTPClient: o.HTTPClient})
+		if err != nil {
+			return nil, err
+		}
+		return kube.SkipEmptyConnectionSecrets(kube.SkipTransientStatus(kube.SkipUnchangedStatus(kube.UsedSecrets(c, direct, kymaNamespace), o.Cache.Reader))), nil
 	}
-	// Secrets the cache holds without their data are read from the API server.
-	direct, err := client.New(cfg, client.Options{Scheme: o.Scheme, Mapper: o.Mapper, HTTPClient: o.HTTPClient})
-	if err != nil {
-		return nil, err
-	}
-	return kube.SkipEmptyConnectionSecrets(kube.SkipTransientStatus(kube.SkipUnchangedStatus(kube.UsedSecrets(c, direct), o.Cache.Reader))), nil
 }
 
 // CacheOptions are the informer cache's options.
@@ -251,8 +256,10 @@ func CacheOptions(s Settings) cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			// Controllers wait for their CRDs; their schemas need not be cached.
 			&apiextensionsv1.CustomResourceDefinition{}: {Transform: customresourcesgate.TransformStripCRDSchema},
-			// The Secrets of other components keep no data in the cache.
-			&corev1.Secret{}: {Transform: kube.StripUnusedSecrets(usedSecret)},
+			// Secrets are watched only where the runtimes' kubeconfigs live:
+			// another namespace's never reach the process unless read. There,
+			// the Secrets of other components keep no data in the cache.
+			&corev1.Secret{}: {Namespaces: map[string]cache.Config{s.KymaNamespace: {}}, Transform: kube.StripUnusedSecrets(usedSecret)},
 		},
 		// managedFields are a large part of every cached object and never read:
 		// memory per runtime matters at thousands of them.

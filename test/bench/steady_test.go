@@ -74,7 +74,35 @@ func BenchmarkSteady(b *testing.B) {
 		benchfig.Figure(fmt.Sprintf("rss_mib_%d", n), float64(kib)/1024, 400*float64(n)/10000)
 		fmt.Printf("BENCH rss_kib_per_runtime_%d %.1f\n", n, float64(kib)/float64(n))
 		memoryParts(b, n)
+		foreignSecretsBeside(ctx, b)
 	}
+}
+
+// foreignSecretsBeside makes 200 Secrets of 1 MiB named like kubeconfigs in a
+// namespace other than the Kyma CRs' and prints how much the provider's
+// resident memory grew: it watches Secrets only in the Kyma CRs' namespace, so
+// none of them reaches it.
+func foreignSecretsBeside(ctx context.Context, b *testing.B) {
+	const ns, n = "tenant-b", 200
+	if err := mgmt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		b.Fatal(err)
+	}
+	before := rssKiB()
+	junk := strings.Repeat("j", 1<<20-1024)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for i := range n {
+		g.Go(func() error {
+			return mgmt.Create(gctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("kubeconfig-junk-%03d", i)},
+				StringData: map[string]string{"config": junk}})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	// Time for a watch, were there one, to deliver them all.
+	time.Sleep(10 * time.Second)
+	benchfig.Figure("foreign_secrets_200mib_rss_growth_mib", float64(rssKiB()-before)/1024, 16)
 }
 
 func envInt(key string, def int) int {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,8 +56,9 @@ func heapInUse() int64 {
 	return int64(m.HeapInuse)
 }
 
-// BenchmarkHostileTenant: a tenant answers one app's lookup with pages that
-// never end and another's GET with 512 MiB while 20 new runtimes' apps are
+// BenchmarkHostileTenant: a tenant answers three apps' lookups with pages that
+// never end (fresh cursors; cursors of 3 MiB; the same 100 apps on every page)
+// and another's GET with 512 MiB while 20 new runtimes' apps are
 // made. It prints how far the process's peak memory rose above what it held
 // before (bound 64 MiB) and how long the slowest of the 20 took to be Ready.
 func BenchmarkHostileTenant(b *testing.B) {
@@ -75,22 +77,27 @@ func BenchmarkHostileTenant(b *testing.B) {
 		start := time.Now()
 		tn.sim.SetEndlessPages("name eq runtime-bench-endless", iassim.EndlessFresh)
 		endless := tn.app("runtime-bench-endless")
+		tn.sim.SetEndlessPages("name eq runtime-bench-huge-cursor", iassim.EndlessHugeCursor)
+		hugeCursor := tn.app("runtime-bench-huge-cursor")
+		tn.sim.SetEndlessPages("name eq runtime-bench-padded", iassim.EndlessSameApps)
+		padded := tn.app("runtime-bench-padded")
 		bigID := tn.sim.AddApp(iassim.App{Name: "runtime-bench-oversized"})
 		tn.sim.SetOversized(bigID, 512<<20)
 		big := tn.app("runtime-bench-oversized")
 		meta.SetExternalName(big, bigID)
-		apps := []*iasv1alpha1.IASApplication{endless, big}
+		hostile := []*iasv1alpha1.IASApplication{endless, hugeCursor, padded, big}
+		apps := slices.Clone(hostile)
 		for i := range 20 {
 			apps = append(apps, tn.app(fmt.Sprintf("runtime-bench-beside-%d", i)))
 		}
 		for _, a := range apps {
 			g.Expect(k8s.Create(ctx, a)).To(Succeed())
 		}
-		for _, a := range apps[2:] {
+		for _, a := range apps[len(hostile):] {
 			waitReady(b, a)
 		}
 		slowest := time.Since(start)
-		for _, a := range apps[:2] {
+		for _, a := range hostile {
 			g.Eventually(func(g Gomega) {
 				st, _ := condition(g, a, xpv2.TypeSynced)
 				g.Expect(st).To(Equal(corev1.ConditionFalse))

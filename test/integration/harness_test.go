@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -48,6 +49,8 @@ var (
 	// scrape would, and its runtime client cache, small on purpose. A
 	// restart replaces them.
 	metrics  *prometheus.Registry
+	// informers is the running provider's informer cache.
+	informers cache.Cache
 	runtimes *kymaruntime.Clients
 	running  *providerProcess
 	// watcher is its runtime-watcher listener, on a loopback port; it takes
@@ -244,7 +247,7 @@ func startProvider(cfg *ctrlConfig, again bool) (*providerProcess, error) {
 		return nil, err
 	}
 	mgr := prov.Manager
-	runtimes, watcher = prov.Runtimes, prov.Watcher
+	runtimes, watcher, informers = prov.Runtimes, prov.Watcher, mgr.GetCache()
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &providerProcess{cancel: cancel, done: make(chan struct{})}
 	go func() {

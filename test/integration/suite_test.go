@@ -72,6 +72,7 @@ func TestProvider(t *testing.T) {
 	// the scenarios above need.
 	t.Run("ManyAtOnceWithinRateLimit", testMany)
 	t.Run("ManyRuntimesSmallClientCache", testManyRuntimes)
+	t.Run("UnrelatedSecretsStayOut", testUnrelatedSecretsStayOut)
 	t.Run("NoSecretInLogsEventsOrStatus", testNoLeaks)
 	t.Run("MetricsTableMatchesExports", testMetricsTable)
 	// Last: a restart replaces the provider and its metrics registry.

@@ -264,8 +264,16 @@ func testHostileAnswers(t *testing.T) {
 	meta.SetExternalName(big, bigID)
 	g.Expect(k8s.Create(ctx, big)).To(Succeed())
 
+	tn.sim.SetEndlessPages("name eq runtime-huge-cursor", iassim.EndlessHugeCursor)
+	hugeCursor := tn.app("runtime-huge-cursor")
+	g.Expect(k8s.Create(ctx, hugeCursor)).To(Succeed())
+	tn.sim.SetEndlessPages("name eq runtime-padded", iassim.EndlessSameApps)
+	padded := tn.app("runtime-padded")
+	g.Expect(k8s.Create(ctx, padded)).To(Succeed())
 	expectSyncedFalse(t, endless, tn.sim.URL)
 	expectSyncedFalse(t, endless, `the listing "name eq runtime-endless" did not end`)
+	expectSyncedFalse(t, hugeCursor, "a cursor longer than 4 KiB")
+	expectSyncedFalse(t, padded, `the listing "name eq runtime-padded" did not end`)
 	expectSyncedFalse(t, big, "larger than 4 MiB")
 	for i := range 3 {
 		a := tn.app("runtime-beside-hostile-" + string(rune('a'+i)))

@@ -27,6 +27,8 @@ func TestListingsEnd(t *testing.T) {
 		"fresh cursors, lookup, never listed":    {kind: iassim.EndlessFresh, filter: "name eq runtime-x", wantPages: testMaxPages, wantWords: "more pages than"},
 		"fresh cursors, lookup, 250 apps listed": {kind: iassim.EndlessFresh, filter: "name eq runtime-x", listFirst: 250, wantPages: 2*3 + 10, wantWords: "more pages than"},
 		"fresh cursors, listing of all, 0 apps":  {kind: iassim.EndlessFresh, listFirst: -1, wantPages: testMaxPages, wantWords: "listing of all applications"},
+		"cursors of 3 MiB":                       {kind: iassim.EndlessHugeCursor, wantPages: 1, wantWords: "a cursor longer than 4 KiB"},
+		"the same 100 apps on every page":        {kind: iassim.EndlessSameApps, wantPages: testMaxPages, wantWords: "more pages than"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -55,6 +57,23 @@ func TestListingsEnd(t *testing.T) {
 				t.Errorf("%d pages requested, want %d", got, tc.wantPages)
 			}
 		})
+	}
+}
+
+// TestPaddingRaisesNoLimit: a listing stopped at its page limit by pages that
+// repeat the same apps raises the next listing's limit only by the distinct
+// apps it read (100: 2 pages plus the margin), not by the pages.
+func TestPaddingRaisesNoLimit(t *testing.T) {
+	sim, c := startWith(t, iassim.Options{}, ias.PoolOptions{MaxPages: testMaxPages})
+	sim.SetEndlessPages("", iassim.EndlessSameApps)
+	for _, want := range []int{testMaxPages, 2*1 + 10} {
+		sim.ResetStats()
+		if err := c.ListApplications(context.Background(), func([]ias.Application) {}); !errors.As(err, new(*ias.PageLimitError)) {
+			t.Fatalf("ListApplications() = %v, want a page limit error", err)
+		}
+		if got := sim.Stats().Count(operation.ListApplications, 0); got != want {
+			t.Errorf("%d pages requested, want %d", got, want)
+		}
 	}
 }
 

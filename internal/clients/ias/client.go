@@ -171,71 +171,73 @@ func (c *client) FindApplications(ctx context.Context, name string) ([]Applicati
 		return nil, fmt.Errorf("IAS %s: application name %q cannot be looked up: a name holds letters, digits, '.', '_', ':' and '-', at most 247", operation.ListApplications, name)
 	}
 	var out []Application
-	if err := c.eachApplicationPage(ctx, "name eq "+name, func(page []Application) { out = append(out, page...) }); err != nil {
+	if _, err := c.eachApplicationPage(ctx, "name eq "+name, func(page []Application) { out = append(out, page...) }); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 func (c *client) ListApplications(ctx context.Context, eachPage func([]Application)) error {
-	var n int64
-	err := c.eachApplicationPage(ctx, "", func(page []Application) {
-		n += int64(len(page))
-		eachPage(page)
-	})
+	apps, err := c.eachApplicationPage(ctx, "", eachPage)
 	if err == nil {
-		c.state.listedApps.Store(n)
+		c.state.listedApps.Store(apps)
 	}
 	return err
 }
 
 // eachApplicationPage pages through the apps the filter selects, an empty
-// filter all of them, and hands each page to fn as it comes. A listing that
-// does not end (a cursor sent before, or more pages than the tenant can hold)
-// stops with a PageLimitError.
-func (c *client) eachApplicationPage(ctx context.Context, filter string, fn func([]Application)) error {
+// filter all of them, hands each page to fn as it comes, and returns how many
+// distinct apps it read. A listing that does not end, or grows past what a
+// tenant can hold (listingBounds), stops with a PageLimitError.
+func (c *client) eachApplicationPage(ctx context.Context, filter string, fn func([]Application)) (int64, error) {
 	ctx = c.withOperation(ctx, operation.ListApplications)
 	limit := int32(pageSize)
 	params := &api.GetAllApplicationsParams{Limit: &limit}
 	if filter != "" {
 		params.Filter = &filter
 	}
-	maxPages := maxPages(c.state.listedApps.Load(), c.state.maxPages)
-	seen := map[string]bool{}
+	l := newListingBounds(maxPages(c.state.listedApps.Load(), c.state.maxPages))
+	stop := func(pages int, reason string) error {
+		if filter == "" && l.full(pages) {
+			// Stopped at the page limit, not for a loop or padding: the
+			// tenant holds at least the distinct apps read.
+			c.state.raiseListed(l.distinct())
+		}
+		return &PageLimitError{Tenant: c.tenant.URL, Filter: filter, Pages: pages, Reason: reason}
+	}
 	for pages := 1; ; pages++ {
 		resp, err := c.api.GetAllApplicationsWithResponse(ctx, params)
 		if err != nil {
-			return callFailed(err, operation.ListApplications)
+			return 0, callFailed(err, operation.ListApplications)
 		}
 		switch {
 		case resp.StatusCode() == http.StatusNotFound && filter != "":
 			// Some tenants answer an empty filtered list with 404.
-			return nil
+			return 0, nil
 		case resp.JSON200 == nil:
-			return apiError(operation.ListApplications, resp.HTTPResponse, resp.Body)
+			return 0, apiError(operation.ListApplications, resp.HTTPResponse, resp.Body)
+		}
+		if reason := l.read(len(resp.Body)); reason != "" {
+			return 0, stop(pages, reason)
 		}
 		if resp.JSON200.Applications != nil {
 			page := make([]Application, 0, len(*resp.JSON200.Applications))
 			for _, a := range *resp.JSON200.Applications {
-				page = append(page, fromAPI(a))
+				app := fromAPI(a)
+				l.app(app.ID)
+				page = append(page, app)
 			}
 			fn(page)
 		}
 		// Only nextCursor ends the paging (a recorded page said totalResults 22
 		// with 21 items and no nextCursor); a cursor is opaque and goes back as sent.
 		next := deref(resp.JSON200.NextCursor)
-		switch {
-		case next == "":
-			return nil
-		case seen[next]:
-			return &PageLimitError{Tenant: c.tenant.URL, Filter: filter, Pages: pages, Reason: "IAS sent a cursor it had sent before"}
-		case pages >= maxPages:
-			if filter == "" {
-				c.state.raiseListed(int64(pages) * pageSize)
-			}
-			return &PageLimitError{Tenant: c.tenant.URL, Filter: filter, Pages: pages, Reason: fmt.Sprintf("more pages than the tenant's size allows (%d)", maxPages)}
+		if next == "" {
+			return l.distinct(), nil
 		}
-		seen[next] = true
+		if reason := l.next(next, pages); reason != "" {
+			return 0, stop(pages, reason)
+		}
 		params.Cursor = &next
 	}
 }

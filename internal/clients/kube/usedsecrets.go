@@ -47,13 +47,20 @@ const usedSecretsSweep = 10 * time.Minute
 // although no convention told, such as a ProviderConfig's credentials) is
 // read from the API server with direct once and kept until the cache shows
 // another resource version.
-func UsedSecrets(c client.Client, direct client.Reader) client.Client {
-	return &usedSecrets{Client: c, direct: direct, kept: map[types.NamespacedName]*corev1.Secret{}}
+//
+// Only the Secrets of cachedNamespace are watched and cached: a Secret of any
+// other namespace (a team's ProviderConfig credentials, its connection
+// Secrets) is read from the API server at each use, so that what other
+// namespaces keep in Secrets never reaches the process unless the provider
+// reads it.
+func UsedSecrets(c client.Client, direct client.Reader, cachedNamespace string) client.Client {
+	return &usedSecrets{Client: c, direct: direct, cachedNamespace: cachedNamespace, kept: map[types.NamespacedName]*corev1.Secret{}}
 }
 
 type usedSecrets struct {
 	client.Client
-	direct client.Reader
+	direct          client.Reader
+	cachedNamespace string
 
 	mu    sync.Mutex
 	kept  map[types.NamespacedName]*corev1.Secret
@@ -64,6 +71,9 @@ func (u *usedSecrets) Get(ctx context.Context, key client.ObjectKey, obj client.
 	s, ok := obj.(*corev1.Secret)
 	if !ok {
 		return u.Client.Get(ctx, key, obj, opts...)
+	}
+	if key.Namespace != u.cachedNamespace {
+		return u.direct.Get(ctx, key, s, opts...)
 	}
 	if err := u.Client.Get(ctx, key, s, opts...); err != nil {
 		if kerrors.IsNotFound(err) {

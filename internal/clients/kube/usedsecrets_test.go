@@ -50,12 +50,14 @@ func TestUsedSecrets(t *testing.T) {
 	_ = clientgoscheme.AddToScheme(s)
 	creds := types.NamespacedName{Namespace: "kcp-system", Name: "ias-creds"}
 	kubeconfig := types.NamespacedName{Namespace: "kcp-system", Name: "kubeconfig-rt"}
+	teams := types.NamespacedName{Namespace: "team-a", Name: "kubeconfig-rt"}
 	api := fake.NewClientBuilder().WithScheme(s).WithObjects(
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: teams.Namespace, Name: teams.Name}, Data: map[string][]byte{"config": []byte("t")}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: creds.Namespace, Name: creds.Name}, Data: map[string][]byte{"password": []byte("v1")}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: kubeconfig.Namespace, Name: kubeconfig.Name}, Data: map[string][]byte{"config": []byte("k")}},
 	).Build()
 	direct := &countingReads{Reader: api}
-	u := UsedSecrets(cachedAs{Client: api, transform: StripUnusedSecrets(byConvention)}, direct).(*usedSecrets)
+	u := UsedSecrets(cachedAs{Client: api, transform: StripUnusedSecrets(byConvention)}, direct, "kcp-system").(*usedSecrets)
 	get := func(key types.NamespacedName, k string) (string, error) {
 		got := &corev1.Secret{}
 		err := u.Get(context.Background(), key, got)
@@ -71,18 +73,20 @@ func TestUsedSecrets(t *testing.T) {
 		notFound  bool
 	}{
 		{name: "a kubeconfig, from the cache", key: kubeconfig, dataKey: "config", want: "k"},
-		{name: "credentials, first read", key: creds, dataKey: "password", want: "v1", wantReads: 1},
-		{name: "credentials, unchanged", key: creds, dataKey: "password", want: "v1", wantReads: 1},
+		{name: "another namespace's, not cached: from the API server", key: teams, dataKey: "config", want: "t", wantReads: 1},
+		{name: "another namespace's, each time", key: teams, dataKey: "config", want: "t", wantReads: 2},
+		{name: "credentials, first read", key: creds, dataKey: "password", want: "v1", wantReads: 3},
+		{name: "credentials, unchanged", key: creds, dataKey: "password", want: "v1", wantReads: 3},
 		{name: "credentials changed", key: creds, dataKey: "password", change: func() {
 			sec := &corev1.Secret{}
 			_ = api.Get(context.Background(), creds, sec)
 			sec.Data["password"] = []byte("v2")
 			_ = api.Update(context.Background(), sec)
-		}, want: "v2", wantReads: 2},
-		{name: "credentials, read again", key: creds, dataKey: "password", want: "v2", wantReads: 2},
+		}, want: "v2", wantReads: 4},
+		{name: "credentials, read again", key: creds, dataKey: "password", want: "v2", wantReads: 4},
 		{name: "credentials deleted", key: creds, dataKey: "password", change: func() {
 			_ = api.Delete(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: creds.Namespace, Name: creds.Name}})
-		}, notFound: true, wantReads: 2},
+		}, notFound: true, wantReads: 4},
 	}
 	for _, st := range steps {
 		if st.change != nil {

@@ -2,8 +2,10 @@ package iassim
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -17,6 +19,11 @@ const (
 	EndlessFresh = "fresh"
 	// EndlessRepeat answers an empty page with the same nextCursor each time.
 	EndlessRepeat = "repeat"
+	// EndlessHugeCursor answers an empty page with a fresh nextCursor of 3 MiB.
+	EndlessHugeCursor = "huge-cursor"
+	// EndlessSameApps answers, page after page, the same 100 apps with a
+	// fresh nextCursor: a tenant padded with repeated ids.
+	EndlessSameApps = "same-apps"
 )
 
 // WellKnownTarget names the well-known document to SetOversized.
@@ -62,11 +69,20 @@ func (s *Server) endlessPage(w http.ResponseWriter, filter string) bool {
 	if kind == "" {
 		return false
 	}
-	cursor := "endless"
-	if kind == EndlessFresh {
+	cursor, apps := "endless", []any{}
+	switch kind {
+	case EndlessFresh:
 		cursor = uuid.NewString()
+	case EndlessHugeCursor:
+		cursor = uuid.NewString() + strings.Repeat("c", 3<<20)
+	case EndlessSameApps:
+		cursor = uuid.NewString()
+		for i := range 100 {
+			a := &App{ID: fmt.Sprintf("00000000-0000-0000-0000-%012d", i), Name: fmt.Sprintf("padding-%d", i), Type: "charged"}
+			apps = append(apps, a.json(""))
+		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"totalResults": 1, "itemsPerPage": 0, "applications": []any{}, "nextCursor": cursor})
+	writeJSON(w, http.StatusOK, map[string]any{"totalResults": 1, "itemsPerPage": len(apps), "applications": apps, "nextCursor": cursor})
 	return true
 }
 
