@@ -48,11 +48,11 @@ var (
 	// The running provider (startProvider): its metrics registry, read as a
 	// scrape would, and its runtime client cache, small on purpose. A
 	// restart replaces them.
-	metrics  *prometheus.Registry
+	metrics *prometheus.Registry
 	// informers is the running provider's informer cache.
 	informers cache.Cache
-	runtimes *kymaruntime.Clients
-	running  *providerProcess
+	runtimes  *kymaruntime.Clients
+	running   *providerProcess
 	// watcher is its runtime-watcher listener, on a loopback port; it takes
 	// only client certificates that watcherCA issued.
 	watcher   *runtimewatcher.Listener
