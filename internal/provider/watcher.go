@@ -1,9 +1,17 @@
 package provider
 
 import (
+	"context"
+	"crypto/rand"
 	"fmt"
 	"os"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -26,7 +34,7 @@ func newWatcher(s Settings, p Process, mgr ctrl.Manager) (*runtimewatcher.Listen
 	if cas == nil {
 		p.Log.Info("The runtime-watcher listener authenticates no caller: set --runtime-watcher-client-ca, or let nothing but the gateway reach it")
 	}
-	o := runtimewatcher.Options{Addr: s.WatcherAddr, Component: s.WatcherComponent, ClientCAs: cas,
+	o := runtimewatcher.Options{Addr: s.WatcherAddr, Component: s.WatcherComponent, ClientCAs: cas, ClientCAFile: s.WatcherClientCA,
 		Metrics: runtimewatcher.NewMetrics(p.Metrics), Log: p.Log.WithName("runtime-watcher")}
 	if s.LeaderElection && s.WatcherAdvertise != "" {
 		ns, err := leaseNamespace(s)
@@ -35,12 +43,49 @@ func newWatcher(s Settings, p Process, mgr ctrl.Manager) (*runtimewatcher.Listen
 		}
 		o.Advertise = s.WatcherAdvertise
 		o.Leader = runtimewatcher.LeaseAddress{Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: ns, Name: watcherLease}
+		if o.HandOnKey, err = handOnKey(context.Background(), mgr.GetAPIReader(), mgr.GetClient(), ns); err != nil {
+			return nil, err
+		}
 	}
 	w := runtimewatcher.New(o, runtimesecret.Targets{Reader: mgr.GetClient()})
 	if err := mgr.Add(w); err != nil {
 		return nil, err
 	}
 	return w, nil
+}
+
+// handOnSecret holds the key the replicas sign the events they hand to each
+// other with: made by the first replica that finds none, in the namespace of
+// the leader election Lease, readable only by whoever may read Secrets there.
+const handOnSecret = "provider-eventing-auth-hand-on"
+
+// handOnKey returns the replicas' shared key, making it if there is none.
+func handOnKey(ctx context.Context, r client.Reader, w client.Writer, ns string) ([]byte, error) {
+	key := types.NamespacedName{Namespace: ns, Name: handOnSecret}
+	for range 2 {
+		sec := &corev1.Secret{}
+		err := r.Get(ctx, key, sec)
+		if err == nil && len(sec.Data["key"]) >= 32 {
+			return sec.Data["key"], nil
+		}
+		if err != nil && !kerrors.IsNotFound(err) {
+			return nil, fmt.Errorf("cannot read Secret %s, the runtime-watcher hand-on key: %w", key, err)
+		}
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return nil, err
+		}
+		sec = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: handOnSecret}, Data: map[string][]byte{"key": b}}
+		err = w.Create(ctx, sec)
+		if err == nil {
+			return b, nil
+		}
+		if !kerrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("cannot create Secret %s, the runtime-watcher hand-on key: %w", key, err)
+		}
+		// Another replica made it first: read its key.
+	}
+	return nil, fmt.Errorf("Secret %s, the runtime-watcher hand-on key, holds no key of 32 bytes", key)
 }
 
 // leaseNamespace is where leader election keeps its Lease: the flag, else

@@ -1,9 +1,12 @@
 package runtimewatcher
 
 import (
+	"bytes"
+	"context"
 	"crypto/x509"
 	"fmt"
 	"os"
+	"time"
 )
 
 // LoadClientCAs reads the PEM file of --runtime-watcher-client-ca: the CAs a
@@ -16,9 +19,49 @@ func LoadClientCAs(file string) (*x509.CertPool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read --runtime-watcher-client-ca: %w", err)
 	}
+	return parseClientCAs(file, b)
+}
+
+func parseClientCAs(file string, b []byte) (*x509.CertPool, error) {
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(b) {
 		return nil, fmt.Errorf("--runtime-watcher-client-ca %s holds no PEM certificate", file)
 	}
 	return pool, nil
+}
+
+// clientCAReread is how often the CA file is read again: the Secret it is
+// mounted from changes when Lifecycle Manager's CA is renewed, and the kubelet
+// updates the file within a minute or so.
+const clientCAReread = 10 * time.Second
+
+// followClientCAs reads the CA file again every clientCAReread until ctx ends
+// and trusts what it holds from then on. A file that cannot be read, or holds
+// no certificate, leaves the CAs trusted so far in place, and says so.
+func (l *Listener) followClientCAs(ctx context.Context) {
+	file := l.o.ClientCAFile
+	last, _ := os.ReadFile(file)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.o.Clock.After(clientCAReread):
+		}
+		b, err := os.ReadFile(file)
+		if err != nil || bytes.Equal(b, last) {
+			if err != nil {
+				l.o.Log.Error(err, "Cannot read --runtime-watcher-client-ca again; the CAs read before stay trusted")
+			}
+			continue
+		}
+		pool, err := parseClientCAs(file, b)
+		if err != nil {
+			l.o.Log.Error(err, "The changed --runtime-watcher-client-ca is not used; the CAs read before stay trusted")
+			last = b
+			continue
+		}
+		last = b
+		l.ids.setRoots(pool)
+		l.o.Log.Info("Trusting the changed --runtime-watcher-client-ca", "file", file)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -53,6 +54,10 @@ func TestListenerAuthenticates(t *testing.T) {
 		}
 		return skrwebhook.XFCC(c.Cert)
 	}
+	serverOnly, err := gateway.IssueServerOnly("rt-1", now.Add(-time.Hour), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(gateway.PEM)
 	cases := map[string]struct {
@@ -66,6 +71,7 @@ func TestListenerAuthenticates(t *testing.T) {
 		"trusted CA, expired":                 {xfcc: issue(gateway, "rt-1", now.Add(-2*time.Hour), now.Add(-time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
 		"trusted CA, not yet valid":           {xfcc: issue(gateway, "rt-1", now.Add(time.Hour), now.Add(2*time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
 		"no certificate":                      {code: http.StatusUnauthorized, dropped: DropNoCertificate},
+		"trusted CA, no client-auth usage":    {xfcc: skrwebhook.XFCC(serverOnly.Cert), code: http.StatusUnauthorized, dropped: DropUntrusted},
 		"trusted CA, a runtime not kept here": {xfcc: issue(gateway, "rt-unknown", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusNotFound, dropped: DropUnknownRuntime},
 	}
 	for name, tc := range cases {
@@ -131,6 +137,68 @@ func TestListenerCertificateExpiresWhileKnown(t *testing.T) {
 	codes = append(codes, send())
 	if want := []int{http.StatusOK, http.StatusUnauthorized}; !cmp.Equal(want, codes) {
 		t.Errorf("codes %v, want %v", codes, want)
+	}
+}
+
+// TestListenerFollowsTheCAFile: the CA file is read again while the listener
+// runs: a certificate of a CA added to it names its runtime from then on, one
+// of a CA taken out of it no longer does, even if it was remembered.
+func TestListenerFollowsTheCAFile(t *testing.T) {
+	now := time.Now()
+	oldCA, _ := testcerts.NewCA("klm-watcher CA")
+	newCA, _ := testcerts.NewCA("klm-watcher CA")
+	file := t.TempDir() + "/ca.crt"
+	if err := os.WriteFile(file, oldCA.PEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	roots, err := LoadClientCAs(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := clocktesting.NewFakeClock(now)
+	l := New(Options{Addr: "127.0.0.1:0", ClientCAs: roots, ClientCAFile: file, Clock: clock}, oneRuntime)
+	q := &queue{}
+	var qi workqueue.TypedRateLimitingInterface[reconcile.Request] = q
+	l.queue.Store(&qi)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = l.Start(ctx) }()
+	sendCert := func(c *testcerts.Client) int {
+		r := httptest.NewRequest(http.MethodPost, l.Path(), strings.NewReader(goodBody))
+		r.Header.Set("X-Forwarded-Client-Cert", skrwebhook.XFCC(c.Cert))
+		w := httptest.NewRecorder()
+		l.ServeHTTP(w, r)
+		return w.Code
+	}
+	send := func(ca *testcerts.CA) int {
+		c, err := ca.Issue("rt-1", now.Add(-time.Hour), now.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sendCert(c)
+	}
+	// The same certificate each time: remembered once it named its runtime.
+	old, err := oldCA.Issue("rt-1", now.Add(-time.Hour), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldCert := func() int { return sendCert(old) }
+	if got := []int{oldCert(), send(newCA)}; !cmp.Equal(got, []int{http.StatusOK, http.StatusUnauthorized}) {
+		t.Fatalf("before the change: codes %v, want 200 for the old CA's, 401 for the new CA's", got)
+	}
+	if err := os.WriteFile(file, newCA.PEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for send(newCA) != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("a certificate of the CA now in the file is still refused")
+		}
+		clock.Step(clientCAReread)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := oldCert(); got != http.StatusUnauthorized {
+		t.Errorf("a certificate of the CA taken out of the file: code %d, want 401", got)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,7 +21,8 @@ import (
 // controller. A standby hands an event on to the leader, whose address the
 // leader publishes (LeaderAddress); while there is none it can reach (the
 // leader was killed and the lease not yet taken over), the standby holds the
-// event and replays it into its own controller should it become the leader.
+// event, hands it to the next leader as soon as one is reachable, or replays
+// it into its own controller should it become the leader itself.
 
 // How events are handed on, the values of the how label.
 const (
@@ -83,6 +85,16 @@ func (h *held) add(e heldEvent) (dropped bool) {
 	return dropped
 }
 
+// putBack holds events again, ahead of those held since they were taken.
+func (h *held) putBack(events []heldEvent) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.events = append(slices.Clone(events), h.events...)
+	if over := len(h.events) - maxHeld; over > 0 {
+		h.events = h.events[over:]
+	}
+}
+
 func (h *held) take() []heldEvent {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -132,6 +144,7 @@ func (l *Listener) forward(ctx context.Context, w http.ResponseWriter, ev heldEv
 		return false
 	}
 	req.Header.Set(headerHandedOn, l.o.Advertise)
+	req.Header.Set(headerHandOnSignature, handOnSignature(l.o.HandOnKey, l.o.Advertise, ev.xfcc, ev.body))
 	resp, err := l.handOnClient.Do(req)
 	if err != nil {
 		return false
@@ -148,6 +161,35 @@ func (l *Listener) forward(ctx context.Context, w http.ResponseWriter, ev heldEv
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(msg)
 	return true
+}
+
+// heldRetry is how often a standby tries again to hand its held events to
+// the leader: an event reaches whichever replica leads within about this
+// long of that replica publishing its address.
+const heldRetry = 500 * time.Millisecond
+
+// handOnHeld hands the held events to the leader, every heldRetry while this
+// replica stands by and holds any, until ctx ends; those the leader does not
+// take stay held.
+func (l *Listener) handOnHeld(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(heldRetry):
+		}
+		if l.queue.Load() != nil {
+			return // Leading: what it held was replayed.
+		}
+		events := l.held.take()
+		for i, ev := range events {
+			if !l.forward(ctx, &discard{header: http.Header{}}, ev) {
+				l.held.putBack(events[i:])
+				break
+			}
+			l.o.Metrics.handed.WithLabelValues(HandedForwarded).Inc()
+		}
+	}
 }
 
 // replay takes the events held while this replica stood by into its own

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,10 +21,23 @@ import (
 )
 
 // leaderAt is a LeaderAddress that says addr.
-type leaderAt struct{ addr string }
+type leaderAt struct {
+	mu   sync.Mutex
+	addr string
+}
 
-func (l *leaderAt) Get(context.Context) (string, error)   { return l.addr, nil }
-func (l *leaderAt) Set(_ context.Context, a string) error { l.addr = a; return nil }
+func (l *leaderAt) Get(context.Context) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.addr, nil
+}
+func (l *leaderAt) Set(_ context.Context, a string) error { l.set(a); return nil }
+
+func (l *leaderAt) set(a string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.addr = a
+}
 
 // TestHandOn: a standby hands an authenticated event to the leader, which
 // enqueues it; with no leader to reach it holds the event and replays it into
@@ -43,10 +57,11 @@ func TestHandOn(t *testing.T) {
 		return skrwebhook.XFCC(c.Cert)
 	}
 	real, forged := issue(gateway), issue(forger)
+	key := []byte("the replicas' shared key")
 
 	newReplica := func(leader LeaderAddress, advertise string) (*Listener, *Metrics) {
 		m := NewMetrics(prometheus.NewRegistry())
-		return New(Options{Metrics: m, ClientCAs: roots, Clock: clocktesting.NewFakeClock(now), Leader: leader, Advertise: advertise}, oneRuntime), m
+		return New(Options{Metrics: m, ClientCAs: roots, Clock: clocktesting.NewFakeClock(now), Leader: leader, Advertise: advertise, HandOnKey: key}, oneRuntime), m
 	}
 	lead := func(l *Listener) *queue {
 		q := &queue{}
@@ -55,16 +70,21 @@ func TestHandOn(t *testing.T) {
 		}
 		return q
 	}
-	post := func(l *Listener, xfcc string, handedOn bool) int {
+	// signed: the key a hand-on is signed with; nil: none is.
+	postSigned := func(l *Listener, xfcc string, handedOn bool, signed []byte) int {
 		r := httptest.NewRequest(http.MethodPost, l.Path(), strings.NewReader(goodBody))
 		r.Header.Set("X-Forwarded-Client-Cert", xfcc)
 		if handedOn {
 			r.Header.Set(headerHandedOn, "other")
+			if signed != nil {
+				r.Header.Set(headerHandOnSignature, handOnSignature(signed, "other", xfcc, []byte(goodBody)))
+			}
 		}
 		w := httptest.NewRecorder()
 		l.ServeHTTP(w, r)
 		return w.Code
 	}
+	post := func(l *Listener, xfcc string, handedOn bool) int { return postSigned(l, xfcc, handedOn, key) }
 
 	t.Run("forwarded to the leader", func(t *testing.T) {
 		addr := &leaderAt{}
@@ -110,6 +130,45 @@ func TestHandOn(t *testing.T) {
 		}
 		if got := testutil.ToFloat64(m.handed.WithLabelValues(HandedReplayed)); got != 2 {
 			t.Errorf("replayed %v, want 2", got)
+		}
+	})
+	t.Run("held, then handed to the replica that leads next", func(t *testing.T) {
+		dead := httptest.NewServer(http.NotFoundHandler())
+		addr := &leaderAt{addr: strings.TrimPrefix(dead.URL, "http://")}
+		dead.Close()
+		standby := New(Options{Addr: "127.0.0.1:0", ClientCAs: roots, Clock: clocktesting.NewFakeClock(now), Leader: addr, Advertise: "standby:8082", HandOnKey: key}, oneRuntime)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() { _ = standby.Start(ctx) }()
+		if code := post(standby, real, false); code != http.StatusOK {
+			t.Fatalf("standby answered %d, want 200 (held)", code)
+		}
+		next, _ := newReplica(addr, "")
+		lq := lead(next)
+		srv := httptest.NewServer(next)
+		defer srv.Close()
+		reachable := time.Now()
+		addr.set(strings.TrimPrefix(srv.URL, "http://"))
+		for lq.len() == 0 {
+			if time.Since(reachable) > 2*time.Second {
+				t.Fatal("the held event did not reach the new leader within 2 s of it being reachable")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	t.Run("a hand-on from outside the replicas", func(t *testing.T) {
+		for name, signed := range map[string][]byte{"unsigned": nil, "signed with another key": []byte("a guess")} {
+			l, m := newReplica(&leaderAt{}, "standby:8082")
+			if code := postSigned(l, real, true, signed); code != http.StatusUnauthorized {
+				t.Errorf("%s: a standby answered %d, want 401", name, code)
+			}
+			lq := lead(l)
+			if code := postSigned(l, real, true, signed); code != http.StatusUnauthorized || len(lq.added) != 0 {
+				t.Errorf("%s: the leader answered %d and enqueued %d, want 401 and nothing", name, code, len(lq.added))
+			}
+			if got := testutil.ToFloat64(m.dropped.WithLabelValues(DropForgedHandOn)); got != 2 {
+				t.Errorf("%s: dropped{reason=forged_hand_on} = %v, want 2", name, got)
+			}
 		}
 	})
 	t.Run("its own address from before a restart", func(t *testing.T) {

@@ -97,11 +97,17 @@ type Options struct {
 	// must chain to (--runtime-watcher-client-ca); any other caller is
 	// refused with 401 before anything else is looked at.
 	ClientCAs *x509.CertPool
+	// ClientCAFile, if set, is the file ClientCAs were read from: it is read
+	// again while the listener runs, and a change is trusted from then on.
+	ClientCAFile string
 	// Advertise is where the other replicas reach this listener
 	// (--runtime-watcher-advertise-address), and Leader where the leader
 	// publishes its own: with both, a standby hands events to the leader.
 	Advertise string
 	Leader    LeaderAddress
+	// HandOnKey signs the events the replicas hand to each other; a request
+	// that says it was handed on is refused without its signature.
+	HandOnKey []byte
 }
 
 // Defaulted fills in what is unset.
@@ -188,6 +194,12 @@ func (l *Listener) Start(ctx context.Context) error {
 		defer cancel()
 		_ = srv.Shutdown(sctx) //nolint:errcheck // Stopping anyway.
 	}()
+	if l.o.ClientCAFile != "" {
+		go l.followClientCAs(ctx)
+	}
+	if l.o.Leader != nil && l.o.Advertise != "" {
+		go l.handOnHeld(ctx)
+	}
 	l.o.Log.Info("Listening for runtime-watcher events", "address", bound, "path", l.Path())
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("the runtime-watcher listener stopped: %w", err)
@@ -273,6 +285,9 @@ func (l *Listener) admit(r *http.Request) (string, *refusal) {
 	}
 	if r.ContentLength > maxBody {
 		return "", oversized
+	}
+	if ref := l.checkHandOn(r); ref != nil {
+		return "", ref
 	}
 	return l.authenticate(r)
 }

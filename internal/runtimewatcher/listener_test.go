@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,7 +25,15 @@ import (
 // queue records what is added to it, and when it falls due.
 type queue struct {
 	workqueue.TypedRateLimitingInterface[reconcile.Request]
+	mu    sync.Mutex
 	added []added
+}
+
+// len is how many were added, read while another goroutine may add.
+func (q *queue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.added)
 }
 
 type added struct {
@@ -33,6 +42,8 @@ type added struct {
 }
 
 func (q *queue) AddAfter(r reconcile.Request, d time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	q.added = append(q.added, added{r, d})
 }
 

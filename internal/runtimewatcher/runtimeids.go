@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/kyma-project/runtime-watcher/listener/pkg/v2/certificate"
@@ -15,7 +16,7 @@ import (
 
 // errUntrusted is a client certificate that does not chain to a trusted CA
 // or is not valid now.
-var errUntrusted = errors.New("the client certificate is not one the trusted CA issued, or not valid now")
+var errUntrusted = errors.New("the client certificate is not one the trusted CA issued for client authentication, or not valid now")
 
 // runtimeIDCacheSize is how many runtimes' certificate headers are
 // remembered: those that sent events last, as many as the runtimes whose TLS
@@ -35,7 +36,7 @@ const runtimeIDCacheSize = 1000
 // so that a forged header costs a parse and is never kept.
 type runtimeIDs struct {
 	cache *lru.Cache
-	roots *x509.CertPool
+	roots atomic.Pointer[x509.CertPool]
 	clock clock.PassiveClock
 }
 
@@ -46,7 +47,17 @@ type runtimeID struct {
 }
 
 func newRuntimeIDs(roots *x509.CertPool, c clock.PassiveClock) *runtimeIDs {
-	return &runtimeIDs{cache: lru.New(runtimeIDCacheSize), roots: roots, clock: c}
+	ids := &runtimeIDs{cache: lru.New(runtimeIDCacheSize), clock: c}
+	ids.roots.Store(roots)
+	return ids
+}
+
+// setRoots trusts roots from now on, and forgets every certificate checked
+// against the ones before: a CA taken out of the file names no runtime any
+// more.
+func (c *runtimeIDs) setRoots(roots *x509.CertPool) {
+	c.roots.Store(roots)
+	c.cache.Clear()
 }
 
 // of returns the runtime ID of request r as certificate.GetCertificateFromHeader
@@ -61,9 +72,10 @@ func (c *runtimeIDs) of(r *http.Request) (string, error) {
 	}
 	key := sha256.Sum256([]byte(values[0]))
 	now := c.clock.Now()
+	roots := c.roots.Load()
 	if v, ok := c.cache.Get(key); ok {
 		known := v.(runtimeID)
-		if c.roots != nil && (now.Before(known.notBefore) || now.After(known.notAfter)) {
+		if roots != nil && (now.Before(known.notBefore) || now.After(known.notAfter)) {
 			return "", errUntrusted
 		}
 		return known.id, nil
@@ -72,8 +84,10 @@ func (c *runtimeIDs) of(r *http.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if c.roots != nil {
-		if _, err := cert.Verify(x509.VerifyOptions{Roots: c.roots, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
+	if roots != nil {
+		// Client-auth usage: a server's certificate of the same CA names no
+		// runtime.
+		if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
 			return "", fmt.Errorf("%w: %s", errUntrusted, verifyCause(err))
 		}
 	}
@@ -92,6 +106,8 @@ func verifyCause(err error) string {
 		return "expired or not yet valid"
 	case errors.As(err, new(x509.UnknownAuthorityError)):
 		return "signed by an unknown authority"
+	case errors.As(err, &invalid) && invalid.Reason == x509.IncompatibleUsage:
+		return "without client-auth usage"
 	}
 	return "not verified"
 }

@@ -299,6 +299,7 @@ type tenant struct {
 	ns        string
 	pcName    string
 	secret    string
+	username  string
 	password  string
 	tokenURL  string
 	wellKnown int
@@ -319,12 +320,17 @@ func newTenant(t testing.TB, ns string, opts iassim.Options) *tenant {
 	if opts.Password == "" {
 		opts.Password = "pw-" + ns + "-s3cr3t-value"
 	}
+	if opts.Username == "" {
+		// A user of its own: failed logons are counted per tenant URL and
+		// user, and a closed simulator's port may serve another test next.
+		opts.Username = "admin-" + ns
+	}
 	sim, err := iassim.New(opts).Serve("127.0.0.1:0", false)
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = sim.Close() })
 	secrets.add(sim, opts.Password)
-	tn := &tenant{sim: sim, ns: ns, pcName: "ias", secret: "ias-creds", password: opts.Password, tokenURL: sim.URL + "/oauth2/token"}
-	tn.writeCreds(t, map[string]string{"username": "admin", "password": opts.Password, "url": sim.URL})
+	tn := &tenant{sim: sim, ns: ns, pcName: "ias", secret: "ias-creds", username: opts.Username, password: opts.Password, tokenURL: sim.URL + "/oauth2/token"}
+	tn.writeCreds(t, map[string]string{"username": tn.username, "password": opts.Password, "url": sim.URL})
 	pc := &v1alpha1.ProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: tn.pcName, Namespace: ns},
 		Spec: v1alpha1.ProviderConfigSpec{Credentials: v1alpha1.LocalCredentials{

@@ -339,10 +339,10 @@ func testBadProviderConfig(t *testing.T) {
 		want  string
 	}{
 		"secret-missing":    {nil, "credentials Secret " + ns + "/creds-secret-missing of ProviderConfig " + ns + "/pc-secret-missing does not exist"},
-		"key-missing":       {map[string]string{"username": "admin", "url": tn.sim.URL}, `has no key "password"`},
-		"wrong-password":    {map[string]string{"username": "admin", "password": "wrong-password-value", "url": tn.sim.URL}, "rejected the credentials (HTTP 401 Unauthorized)"},
-		"http-not-loopback": {map[string]string{"username": "admin", "password": tn.password, "url": "http://tenant.example.com"}, "http is allowed only to a loopback host"},
-		"malformed-url":     {map[string]string{"username": "admin", "password": tn.password, "url": "https//no-scheme"}, "not a valid URL"},
+		"key-missing":       {map[string]string{"username": tn.username, "url": tn.sim.URL}, `has no key "password"`},
+		"wrong-password":    {map[string]string{"username": tn.username, "password": "wrong-password-value", "url": tn.sim.URL}, "rejected the credentials (HTTP 401 Unauthorized)"},
+		"http-not-loopback": {map[string]string{"username": tn.username, "password": tn.password, "url": "http://tenant.example.com"}, "http is allowed only to a loopback host"},
+		"malformed-url":     {map[string]string{"username": tn.username, "password": tn.password, "url": "https//no-scheme"}, "not a valid URL"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -377,21 +377,21 @@ func testCredentialsChange(t *testing.T) {
 	// The tenant's password changes: 401 until the Secret follows.
 	newPassword := "rotated-" + tn.password
 	secrets.add(nil, newPassword)
-	tn.sim.SetCredentials("admin", newPassword)
+	tn.sim.SetCredentials(tn.username, newPassword)
 	g.Eventually(func(g Gomega) {
 		_, msg := condition(g, a, xpv2.TypeSynced)
 		g.Expect(msg).To(ContainSubstring("401"))
 	}, timeout, 200*time.Millisecond).Should(Succeed())
-	tn.writeCreds(t, map[string]string{"username": "admin", "password": newPassword, "url": tn.sim.URL})
+	tn.writeCreds(t, map[string]string{"username": tn.username, "password": newPassword, "url": tn.sim.URL})
 	waitReady(t, a)
 
 	// The Secret moves to another tenant: the app is made there, with that
 	// tenant's endpoints.
-	other, err := iassim.New(iassim.Options{Password: newPassword}).Serve("127.0.0.1:0", false)
+	other, err := iassim.New(iassim.Options{Username: tn.username, Password: newPassword}).Serve("127.0.0.1:0", false)
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = other.Close() })
 	secrets.add(other)
-	tn.writeCreds(t, map[string]string{"username": "admin", "password": newPassword, "url": other.URL})
+	tn.writeCreds(t, map[string]string{"username": tn.username, "password": newPassword, "url": other.URL})
 	g.Eventually(func(g Gomega) {
 		g.Expect(other.AppsNamed("runtime-rotate-creds")).To(HaveLen(1))
 		get(g, a)

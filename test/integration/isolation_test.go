@@ -139,7 +139,7 @@ func testCredentialsRejected(t *testing.T) {
 	tn := newTenant(t, newNamespace(t), iassim.Options{})
 	wrong := "wrong-" + tn.password
 	secrets.add(nil, wrong)
-	tn.writeCreds(t, map[string]string{"username": "admin", "password": wrong, "url": tn.sim.URL})
+	tn.writeCreds(t, map[string]string{"username": tn.username, "password": wrong, "url": tn.sim.URL})
 	apps := make([]managedObject, 5)
 	for i := range apps {
 		a := tn.app(fmt.Sprintf("runtime-rejected-%d", i))
@@ -172,7 +172,7 @@ func testCredentialsRejected(t *testing.T) {
 
 	// The right password, written now, is one IAS has not accepted yet: it is
 	// tried once the backoff after the rejection ends, not before.
-	tn.writeCreds(t, map[string]string{"username": "admin", "password": tn.password, "url": tn.sim.URL})
+	tn.writeCreds(t, map[string]string{"username": tn.username, "password": tn.password, "url": tn.sim.URL})
 	expectSyncedFalse(t, apps[0], "no password of the user that IAS has not accepted yet is tried before")
 	for _, a := range apps {
 		waitReady(t, a)

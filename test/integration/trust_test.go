@@ -25,9 +25,9 @@ import (
 // tenant, logging on with password and calling at rate (nil: the default).
 func sameTenant(t *testing.T, tn *tenant, ns, password string, rate *v1alpha1.RateLimit) *tenant {
 	t.Helper()
-	other := &tenant{sim: tn.sim, ns: ns, pcName: "ias", secret: "ias-creds", password: password, tokenURL: tn.tokenURL}
+	other := &tenant{sim: tn.sim, ns: ns, pcName: "ias", secret: "ias-creds", username: tn.username, password: password, tokenURL: tn.tokenURL}
 	secrets.add(nil, password)
-	other.writeCreds(t, map[string]string{"username": "admin", "password": password, "url": tn.sim.URL})
+	other.writeCreds(t, map[string]string{"username": tn.username, "password": password, "url": tn.sim.URL})
 	pc := &v1alpha1.ProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: other.pcName, Namespace: ns},
 		Spec: v1alpha1.ProviderConfigSpec{Credentials: v1alpha1.LocalCredentials{
@@ -211,7 +211,7 @@ func testTenantSharedApart(t *testing.T) {
 		password := fmt.Sprintf("wrong-%d-%s", i, platform.password)
 		secrets.add(nil, password)
 		g.Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: hostile.ns},
-			StringData: map[string]string{"username": "admin", "password": password, "url": url}})).To(Succeed())
+			StringData: map[string]string{"username": platform.username, "password": password, "url": url}})).To(Succeed())
 		g.Expect(k8s.Create(ctx, &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: hostile.ns},
 			Spec: v1alpha1.ProviderConfigSpec{Credentials: v1alpha1.LocalCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.LocalSecretReference{Name: name}}}})).To(Succeed())
 		a := hostile.app("runtime-hostile-" + name)

@@ -85,25 +85,45 @@ func testRuntimeWatcherRefusesForgedCertificates(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	forged, err := forger.Issue(id, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	g.Expect(err).NotTo(HaveOccurred())
+	// The trusted CA's, for a server: no client-auth usage.
+	serverOnly, err := watcherCA.IssueServerOnly(id, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	g.Expect(err).NotTo(HaveOccurred())
+	// The runtime's own, but sent as if another replica handed it on.
+	genuine, err := watcherCA.Issue(id, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	g.Expect(err).NotTo(HaveOccurred())
 	body := `{"watched":{"namespace":"kyma-system","name":"eventing-webhook-auth"},"watchedGvk":{"group":"","version":"v1","kind":"Secret"}}`
 	repairs := func(trigger string) float64 {
 		return scrape(g)[`eventing_auth_runtime_secret_repairs_total{trigger="`+trigger+`"}`]
 	}
 	byEvent, byPoll := repairs(runtimewatcher.TriggerEvent), repairs(runtimewatcher.TriggerPoll)
-	dropped := scrape(g)[`eventing_auth_watcher_events_dropped_total{reason="untrusted_certificate"}`]
+	dropped := func() (untrusted, handOn float64) {
+		m := scrape(g)
+		return m[`eventing_auth_watcher_events_dropped_total{reason="untrusted_certificate"}`], m[`eventing_auth_watcher_events_dropped_total{reason="forged_hand_on"}`]
+	}
+	untrusted, handOn := dropped()
 	// The Secret is deleted with no webhook on the runtime: only a poll, or
 	// an event taken, puts it back.
 	g.Expect(rt.Delete(ctx, onRuntime(g, rt, ns, "eventing-webhook-auth"))).To(Succeed())
-	for range 30 {
+	for i := range 30 {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+watcher.Addr()+watcher.Path(), strings.NewReader(body))
 		g.Expect(err).NotTo(HaveOccurred())
-		req.Header.Set("X-Forwarded-Client-Cert", skrwebhook.XFCC(forged.Cert))
+		switch i % 3 {
+		case 0:
+			req.Header.Set("X-Forwarded-Client-Cert", skrwebhook.XFCC(forged.Cert))
+		case 1:
+			req.Header.Set("X-Forwarded-Client-Cert", skrwebhook.XFCC(serverOnly.Cert))
+		case 2:
+			req.Header.Set("X-Forwarded-Client-Cert", skrwebhook.XFCC(genuine.Cert))
+			req.Header.Set("X-Eventing-Auth-Handed-On", "10.0.0.7:8082")
+		}
 		resp, err := http.DefaultClient.Do(req)
 		g.Expect(err).NotTo(HaveOccurred())
 		_ = resp.Body.Close()
 		g.Expect(resp.StatusCode).To(Equal(http.StatusUnauthorized))
 	}
-	g.Expect(scrape(g)[`eventing_auth_watcher_events_dropped_total{reason="untrusted_certificate"}`] - dropped).To(Equal(30.0))
+	nowUntrusted, nowHandOn := dropped()
+	g.Expect(nowUntrusted - untrusted).To(Equal(20.0))
+	g.Expect(nowHandOn - handOn).To(Equal(10.0))
 	g.Eventually(func(g Gomega) {
 		g.Expect(onRuntime(g, rt, ns, "eventing-webhook-auth").Data).To(Equal(data))
 	}, 2*poll, 50*time.Millisecond).Should(Succeed(), "the Secret is put back by a poll")

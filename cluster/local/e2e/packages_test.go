@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"k8s.io/apimachinery/pkg/labels"
 	"os"
 	"strings"
 	"testing"
@@ -40,8 +41,8 @@ func pkgObject(ctx context.Context, s *localstack.Stack, apiVersion, kind, name 
 // expectInstalled checks what a user checks after applying cluster/install.yaml:
 // every package Installed and Healthy, the managed resource definitions
 // active, the provider's CRDs controlled by its active revision, and the
-// watcher port's Service and NetworkPolicy, which admits the gateway's
-// namespace and the provider's own pods to it alone.
+// watcher port's Service and NetworkPolicy, which admits the gateway's pods
+// and the provider's own pods to it alone.
 func expectInstalled(g Gomega, ctx context.Context, s *localstack.Stack, version string) {
 	svc := &corev1.Service{}
 	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Namespace: localstack.CrossplaneNamespace, Name: "provider-eventing-auth-watcher"}, svc)).To(Succeed())
@@ -53,17 +54,22 @@ func expectInstalled(g Gomega, ctx context.Context, s *localstack.Stack, version
 		for _, port := range rule.Ports {
 			if port.Port != nil && port.Port.IntValue() == 8082 {
 				for _, peer := range rule.From {
+					// A namespace and pod selector in one peer: those pods
+					// of that namespace only.
+					var who []string
 					if peer.NamespaceSelector != nil {
-						watcherFrom = append(watcherFrom, "namespace "+peer.NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"])
+						who = append(who, "namespace "+peer.NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"])
 					}
 					if peer.PodSelector != nil {
-						watcherFrom = append(watcherFrom, "pods "+peer.PodSelector.MatchLabels["app.kubernetes.io/name"])
+						who = append(who, "pods "+labels.Set(peer.PodSelector.MatchLabels).String())
 					}
+					watcherFrom = append(watcherFrom, strings.Join(who, ", "))
 				}
 			}
 		}
 	}
-	g.Expect(watcherFrom).To(ConsistOf("namespace istio-system", "pods provider-eventing-auth"), "who may reach the watcher port")
+	g.Expect(watcherFrom).To(ConsistOf("namespace istio-system, pods istio=ingressgateway", "pods app.kubernetes.io/name=provider-eventing-auth"),
+		"who may reach the watcher port: the gateway's pods and the provider's replicas")
 
 	pkgs := map[string]string{"Configuration": configurationName, "Provider": providerName}
 	for _, fn := range functionNames {

@@ -71,6 +71,19 @@ func (ca *CA) Issue(cn string, notBefore, notAfter time.Time) (*Client, error) {
 	return ca.sign(tmpl, key)
 }
 
+// IssueServerOnly signs a certificate for cn with server-auth usage alone, as
+// the same CA may issue for a gateway or a webhook: it must name no client.
+func (ca *CA) IssueServerOnly(cn string, notBefore, notAfter time.Time) (*Client, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial.Add(1)), Subject: pkix.Name{CommonName: cn},
+		NotBefore: notBefore, NotAfter: notAfter,
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	return ca.sign(tmpl, key)
+}
+
 // sign issues tmpl for key.
 func (ca *CA) sign(tmpl *x509.Certificate, key *ecdsa.PrivateKey) (*Client, error) {
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
