@@ -17,7 +17,6 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,7 +34,10 @@ func main() {
 	var (
 		namespace      = flag.String("namespace", "kcp-system", "Namespace of the Kyma CRs, eventing-auth-manager's EventingAuths and the kubeconfig Secrets.")
 		providerConfig = flag.String("provider-config", "default", "The ClusterProviderConfig whose IAS tenant the provider uses.")
-		operator       = flag.String("operator-deployment", "kcp-system/eventing-auth-manager", "eventing-auth-manager's Deployment (namespace/name); the migration refuses to run while it has replicas. Empty: do not check.")
+		signs          = migrate.DefaultOperatorSigns()
+		operator       = flag.String("operator-deployment", signs.Namespace+"/"+signs.Deployment, "eventing-auth-manager's Deployment (namespace/name), as its kustomize names it; the migration refuses to run while it has replicas, while its pods run, or while its leader Lease (--operator-lease, in the same namespace) is renewed.")
+		lease          = flag.String("operator-lease", signs.LeaderLease, "eventing-auth-manager's leader election Lease, in the Deployment's namespace.")
+		skipCheck      = flag.Bool("skip-operator-check", false, "Run without looking whether eventing-auth-manager runs; only once it is removed for good (docs/migration.md).")
 		dryRun         = flag.Bool("dry-run", false, "Print what would be done per runtime and change nothing.")
 		wait           = flag.Duration("wait", 0, "How long to wait for the provider to show prepared runtimes Ready and finish them; 0: prepare, report, and leave finishing to a later run.")
 		runtimeTimeout = flag.Duration("runtime-timeout", kymaruntime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
@@ -43,10 +45,15 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, *namespace, *providerConfig, *operator, *dryRun, *wait, *runtimeTimeout))
+	ns, name, ok := strings.Cut(*operator, "/")
+	if !ok || ns == "" || name == "" {
+		os.Exit(fail("--operator-deployment %q is not namespace/name", *operator))
+	}
+	signs.Namespace, signs.Deployment, signs.LeaderLease = ns, name, *lease
+	os.Exit(run(ctx, *namespace, *providerConfig, signs, *skipCheck, *dryRun, *wait, *runtimeTimeout))
 }
 
-func run(ctx context.Context, namespace, providerConfig, operator string, dryRun bool, wait, runtimeTimeout time.Duration) int {
+func run(ctx context.Context, namespace, providerConfig string, operator migrate.OperatorSigns, skipCheck, dryRun bool, wait, runtimeTimeout time.Duration) int {
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return fail("cannot get the management cluster's config: %v", err)
@@ -69,19 +76,11 @@ func run(ctx context.Context, namespace, providerConfig, operator string, dryRun
 	if err != nil {
 		return fail("cannot create an IAS client: %v", err)
 	}
-	var op types.NamespacedName
-	if operator != "" {
-		ns, name, ok := strings.Cut(operator, "/")
-		if !ok {
-			return fail("--operator-deployment %q is not namespace/name", operator)
-		}
-		op = types.NamespacedName{Namespace: ns, Name: name}
-	}
 	out := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(out, "RUNTIME\tOUTCOME\tDETAIL")
 	counts := map[migrate.Outcome]int{}
 	results, err := migrate.Run(ctx, migrate.Options{
-		Kube: kube, IAS: iasClient, Namespace: namespace, Operator: op, DryRun: dryRun, Wait: wait,
+		Kube: kube, IAS: iasClient, Namespace: namespace, Operator: operator, SkipOperatorCheck: skipCheck, DryRun: dryRun, Wait: wait,
 		Runtimes: kymaruntime.NewClients(kymaruntime.Options{Timeout: runtimeTimeout}),
 		Report: func(r migrate.Result) {
 			counts[r.Outcome]++

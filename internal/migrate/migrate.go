@@ -10,11 +10,8 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -70,8 +67,11 @@ type Options struct {
 	Runtimes RuntimeClients
 	// Namespace holds the Kyma CRs, EventingAuths and kubeconfig Secrets.
 	Namespace string
-	// Operator is the old operator's Deployment; while it runs, nothing is done.
-	Operator types.NamespacedName
+	// Operator is where the old operator shows that it runs; while it runs,
+	// or while that cannot be told, nothing is done.
+	Operator OperatorSigns
+	// SkipOperatorCheck runs without looking whether the old operator runs.
+	SkipOperatorCheck bool
 	// DryRun reports what would be done and changes nothing.
 	DryRun bool
 	// Wait is how long to wait for prepared runtimes to become Ready; zero
@@ -87,8 +87,10 @@ type Options struct {
 // of each. Every step derives from what the clusters and IAS hold, so a run
 // that was interrupted is continued by running again.
 func Run(ctx context.Context, o Options) ([]Result, error) {
-	if err := operatorStopped(ctx, o); err != nil {
-		return nil, err
+	if !o.SkipOperatorCheck {
+		if err := operatorStopped(ctx, o.Kube, o.Operator, time.Now()); err != nil {
+			return nil, err
+		}
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(OperatorEventingAuthGroupVersionKind.GroupVersion().WithKind("EventingAuthList"))
@@ -127,27 +129,6 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		}
 	}
 	return results, nil
-}
-
-// operatorStopped refuses while the old operator's Deployment has replicas:
-// it would keep reconciling the EventingAuths the migration hands over.
-func operatorStopped(ctx context.Context, o Options) error {
-	if o.Operator.Name == "" {
-		return nil
-	}
-	d := &appsv1.Deployment{}
-	err := o.Kube.Get(ctx, o.Operator, d)
-	switch {
-	case kerrors.IsNotFound(err):
-		return nil
-	case err != nil:
-		return fmt.Errorf("cannot tell whether eventing-auth-manager still runs (Deployment %s): %w", o.Operator, err)
-	}
-	if (d.Spec.Replicas == nil || *d.Spec.Replicas > 0) || d.Status.Replicas > 0 {
-		return fmt.Errorf("eventing-auth-manager still runs (Deployment %s has replicas); stop it first with `kubectl -n %s scale deployment %s --replicas=0` and wait until its pods are gone",
-			o.Operator, o.Operator.Namespace, o.Operator.Name)
-	}
-	return nil
 }
 
 // migrateOne takes one runtime one step further: prepare it, or, once the

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -145,11 +144,12 @@ func TestMigrateOneDecides(t *testing.T) {
 // TestRunRefusesWhileTheOperatorRuns: nothing is looked at while
 // eventing-auth-manager still has replicas.
 func TestRunRefusesWhileTheOperatorRuns(t *testing.T) {
-	op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "eventing-auth-manager"}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}}
-	o := Options{Kube: managementCluster(t, op), Namespace: ns, Operator: types.NamespacedName{Namespace: ns, Name: "eventing-auth-manager"}}
+	signs := DefaultOperatorSigns()
+	op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: signs.Namespace, Name: signs.Deployment}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}}
+	o := Options{Kube: managementCluster(t, op), Namespace: ns, Operator: signs}
 	_, err := Run(context.Background(), o)
-	if err == nil || !strings.Contains(err.Error(), "--replicas=0") {
-		t.Fatalf("error %v, want a refusal that says how to stop the operator", err)
+	if err == nil || !strings.Contains(err.Error(), "docs/migration.md") {
+		t.Fatalf("error %v, want a refusal that says how to remove the operator", err)
 	}
 }
 

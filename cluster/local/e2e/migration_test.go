@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,13 +83,22 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 		g.Expect(seedOldRuntime(ctx, s, proxy, r)).To(Succeed(), r.id)
 		runtimes = append(runtimes, r)
 	}
-	// The old operator's Deployment, still running.
-	op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "eventing-auth-manager", Namespace: localstack.KCPNamespace},
+	// eventing-auth-manager as its own kustomize deploys it, still running:
+	// its Deployment, a pod of it and its leader Lease, renewed now.
+	signs := migrate.DefaultOperatorSigns()
+	op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: signs.Deployment, Namespace: signs.Namespace},
 		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1),
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "eam"}},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "eam"}},
+			Selector: &metav1.LabelSelector{MatchLabels: signs.PodLabels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: signs.PodLabels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "eventing-auth-manager"}}}}}}
 	g.Expect(s.Kube.Create(ctx, op)).To(Succeed())
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: signs.Deployment + "-7c9f8-x2k4q", Namespace: signs.Namespace, Labels: signs.PodLabels},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "eventing-auth-manager"}}}}
+	g.Expect(s.Kube.Create(ctx, pod)).To(Succeed())
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: signs.LeaderLease, Namespace: signs.Namespace},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(pod.Name + "_1"), LeaseDurationSeconds: ptr.To[int32](15),
+			RenewTime: &metav1.MicroTime{Time: time.Now()}}}
+	g.Expect(s.Kube.Create(ctx, lease)).To(Succeed())
 
 	bin := filepath.Join(s.Work, "migrate")
 	root, err := localstack.RepoRoot()
@@ -109,13 +119,31 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 		return string(out), 0
 	}
 
-	// Refused while eventing-auth-manager runs.
+	// Refused while eventing-auth-manager runs, with the defaults: each sign
+	// named.
 	got, code := runMigrate("--dry-run")
 	g.Expect(code).To(Equal(1), got)
 	g.Expect(got).To(ContainSubstring("eventing-auth-manager still runs"))
-	g.Expect(got).To(ContainSubstring("--replicas=0"))
+	g.Expect(got).To(ContainSubstring("its leader Lease kcp-system/210590f8.kyma-project.io was renewed"))
+	g.Expect(got).To(ContainSubstring("its Deployment kcp-system/eventing-auth-manager-controller-manager has replicas"))
+	g.Expect(got).To(ContainSubstring("its pod kcp-system/" + pod.Name))
+	// Scaled to zero (as a GitOps sync may undo): its pod and Lease still say
+	// it runs.
 	op.Spec.Replicas = ptr.To[int32](0)
 	g.Expect(s.Kube.Update(ctx, op)).To(Succeed())
+	got, code = runMigrate("--dry-run")
+	g.Expect(code).To(Equal(1), got)
+	g.Expect(got).NotTo(ContainSubstring("has replicas"))
+	g.Expect(got).To(ContainSubstring("its leader Lease"))
+	// Removed for good, as docs/migration.md says: the Deployment and its
+	// pods gone, the Lease no longer renewed.
+	g.Expect(s.Kube.Delete(ctx, op)).To(Succeed())
+	g.Expect(s.Kube.Delete(ctx, pod, client.GracePeriodSeconds(0))).To(Succeed())
+	g.Eventually(func() bool {
+		return kerrors.IsNotFound(s.Kube.Get(ctx, client.ObjectKeyFromObject(pod), &corev1.Pod{}))
+	}, time.Minute, 200*time.Millisecond).Should(BeTrue())
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now().Add(-time.Minute)}
+	g.Expect(s.Kube.Update(ctx, lease)).To(Succeed())
 
 	// A dry run reports and changes nothing.
 	got, code = runMigrate("--dry-run")
