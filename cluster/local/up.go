@@ -28,7 +28,7 @@ func up() error {
 		return err
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	s, work, err := startStack(startCtx, "--poll=30s", "--metrics-bind-address="+metrics)
+	s, work, err := startStack(startCtx, "--poll=30s", "--metrics-bind-address="+metrics, "--metrics-secure=false")
 	cancel()
 	if work != "" {
 		defer os.RemoveAll(work) //nolint:errcheck // Best effort.

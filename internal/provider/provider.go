@@ -34,6 +34,7 @@ import (
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
@@ -94,7 +95,13 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 	}
 	mc := managementConfig(cfg, s.KubeQPS)
 	events := newEventBroadcaster()
-	mgr, err := ctrl.NewManager(mc, managerOptions(s, scheme, p.Again, events, p.Log))
+	mo := managerOptions(s, scheme, p.Again, events, p.Log)
+	if s.MetricsSecure {
+		// As kubebuilder scaffolds it: TokenReview and SubjectAccessReview
+		// with the API server, a self-signed serving certificate.
+		mo.Metrics.SecureServing, mo.Metrics.FilterProvider = true, filters.WithAuthenticationAndAuthorization
+	}
+	mgr, err := ctrl.NewManager(mc, mo)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create controller manager: %w", err)
 	}

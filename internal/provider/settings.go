@@ -34,6 +34,9 @@ type Settings struct {
 	KubeQPS            float64
 	ManagementPolicies bool
 	MetricsAddr        string
+	// MetricsSecure serves metrics over HTTPS to callers the API server
+	// authenticates and authorises for GET /metrics only.
+	MetricsSecure bool
 	ProbeAddr          string
 	PprofAddr          string
 	// StateMetricsInterval is how often the managed resource state metrics
@@ -85,6 +88,7 @@ func DefaultSettings() Settings {
 		KubeQPS:                    100,
 		ManagementPolicies:         true,
 		MetricsAddr:                ":8080",
+		MetricsSecure:              true,
 		ProbeAddr:                  ":8081",
 		StateMetricsInterval:       time.Minute,
 		IASTimeout:                 15 * time.Second,
@@ -118,6 +122,7 @@ func (s *Settings) Bind(fs *flag.FlagSet) {
 	fs.Float64Var(&s.KubeQPS, "kube-api-qps", s.KubeQPS, "Requests per second to the management cluster's API server (burst: twice as many).")
 	fs.BoolVar(&s.ManagementPolicies, "enable-management-policies", s.ManagementPolicies, "Enable support for spec.managementPolicies.")
 	fs.StringVar(&s.MetricsAddr, "metrics-bind-address", s.MetricsAddr, "Address of the Prometheus metrics endpoint.")
+	fs.BoolVar(&s.MetricsSecure, "metrics-secure", s.MetricsSecure, "Serve metrics over HTTPS, only to callers whose bearer token the API server authenticates (TokenReview) and authorises for GET /metrics (SubjectAccessReview); false: plain HTTP to any caller, for a local run.")
 	fs.StringVar(&s.ProbeAddr, "health-probe-bind-address", s.ProbeAddr, "Address of the health and readiness probes.")
 	fs.StringVar(&s.PprofAddr, "pprof-bind-address", s.PprofAddr, "Address of Go's pprof endpoints, to profile memory and CPU; empty: off.")
 	fs.DurationVar(&s.IASTimeout, "ias-timeout", s.IASTimeout, "Timeout of each attempt of each IAS call.")

@@ -267,7 +267,7 @@ func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.
 		r.provider.stop()
 	}
 	// As cluster/install.yaml's runtime config, with the listener on loopback.
-	args := append([]string{"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0",
+	args := append([]string{"--metrics-bind-address=127.0.0.1:0", "--metrics-secure=false", "--health-probe-bind-address=127.0.0.1:0",
 		"--runtime-watcher-address=" + r.s.WatcherAddr, "--runtime-watcher-client-ca=" + r.s.WatcherClientCA}, r.s.o.ProviderArgs...)
 	logName := "provider-" + rev.GetName()
 	if r.restarts > 0 {
