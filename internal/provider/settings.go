@@ -37,8 +37,8 @@ type Settings struct {
 	// MetricsSecure serves metrics over HTTPS to callers the API server
 	// authenticates and authorises for GET /metrics only.
 	MetricsSecure bool
-	ProbeAddr          string
-	PprofAddr          string
+	ProbeAddr     string
+	PprofAddr     string
 	// StateMetricsInterval is how often the managed resource state metrics
 	// are recorded.
 	StateMetricsInterval time.Duration
