@@ -33,6 +33,11 @@ const (
 	annotationApplicationID     = "eventingauth.kyma-project.io/application-id"
 	annotationSecretDescription = "eventingauth.kyma-project.io/secret-description"
 	annotationExternalName      = "crossplane.io/external-name"
+	// annotationKymaGlobalAccount is the Kyma CR's global account label, which
+	// the kyma bridge puts on the EventingAuth and which goes on to the
+	// IASApplication as it is: the provider sends it to IAS only where the
+	// ProviderConfig asks for it.
+	annotationKymaGlobalAccount = "eventingauth.kyma-project.io/kyma-global-account"
 )
 
 // DefaultTTL is how long Crossplane core may keep this function's answer
@@ -147,8 +152,15 @@ func application(name, runtimeID, globalAccount string, annotations map[string]s
 	cd := composed.New()
 	cd.SetGroupVersionKind(iasApplication)
 	cd.SetName(name)
+	ann := map[string]string{}
 	if id := annotations[annotationApplicationID]; id != "" {
-		cd.SetAnnotations(map[string]string{annotationExternalName: id})
+		ann[annotationExternalName] = id
+	}
+	if ga := annotations[annotationKymaGlobalAccount]; ga != "" {
+		ann[annotationKymaGlobalAccount] = ga
+	}
+	if len(ann) > 0 {
+		cd.SetAnnotations(ann)
 	}
 	forProvider := map[string]any{"name": runtimeID}
 	if globalAccount != "" {

@@ -59,6 +59,18 @@ func TestRunFunction(t *testing.T) {
 				"runtime-secret": {Resource: resource.MustStructJSON(runtimeSecretNew), Ready: fnv1.Ready_READY_FALSE},
 			}, nil),
 		},
+		"KymaGlobalAccount": {
+			reason: "The Kyma CR's global account, which the bridge puts on the EventingAuth as an annotation, goes on to the IASApplication as one, not as its globalAccount.",
+			xr: `{"apiVersion":"composite.eventingauth.kyma-project.io/v1alpha1","kind":"EventingAuth",
+				"metadata":{"name":"rt-1","namespace":"kcp-system","annotations":{"eventingauth.kyma-project.io/kyma-global-account":"ga-kyma"}},
+				"spec":{"runtimeId":"rt-1"}}`,
+			want: answer(nil, map[string]*fnv1.Resource{
+				"application": {Resource: resource.MustStructJSON(`{"apiVersion":"ias.eventingauth.kyma-project.io/v1alpha1","kind":"IASApplication",
+					"metadata":{"name":"rt-1","annotations":{"eventingauth.kyma-project.io/kyma-global-account":"ga-kyma"}},
+					"spec":{"forProvider":{"name":"rt-1"},"writeConnectionSecretToRef":{"name":"rt-1-ias"}}}`), Ready: fnv1.Ready_READY_FALSE},
+				"runtime-secret": {Resource: resource.MustStructJSON(runtimeSecretNew), Ready: fnv1.Ready_READY_FALSE},
+			}, nil),
+		},
 		"Migrated": {
 			reason: "An EventingAuth taken over from eventing-auth-manager names the app to adopt and its secrets' marker.",
 			xr: `{"apiVersion":"composite.eventingauth.kyma-project.io/v1alpha1","kind":"EventingAuth",

@@ -12,6 +12,15 @@ type TenantSettings struct {
 	// +optional
 	GlobalAccount string `json:"globalAccount,omitempty"`
 
+	// GlobalAccountFromKymaLabel sends, for an application made from a Kyma
+	// CR, that CR's kyma-project.io/global-account-id label as its
+	// globalAccount where it has one, instead of GlobalAccount. Off by
+	// default: every application gets GlobalAccount, as eventing-auth-manager
+	// sent its --ias-global-account-id for all. An IASApplication's own
+	// forProvider.globalAccount wins either way.
+	// +optional
+	GlobalAccountFromKymaLabel bool `json:"globalAccountFromKymaLabel,omitempty"`
+
 	// RateLimit bounds the requests this provider sends to the tenant for the
 	// managed resources using this config, shared by all of them. It applies
 	// within the provider's budget of the tenant URL (--ias-tenant-qps), which

@@ -36,6 +36,12 @@ const (
 	// AnnotationSecretDescription is the marker of the app's secrets; it stays,
 	// so that the provider keeps recognising the secret it took over.
 	AnnotationSecretDescription = "eventingauth.kyma-project.io/secret-description"
+	// AnnotationKymaGlobalAccount carries the Kyma CR's global account label
+	// from the bridge through the EventingAuth to the IASApplication. It is
+	// not the app's globalAccount: the provider sends it only where the
+	// ProviderConfig asks for it (globalAccountFromKymaLabel); by default
+	// every app gets the config's, as eventing-auth-manager sent its flag's.
+	AnnotationKymaGlobalAccount = "eventingauth.kyma-project.io/kyma-global-account"
 )
 
 // XRPollInterval is how often, by default, Crossplane core re-runs each
@@ -70,16 +76,15 @@ func DesiredEventingAuth(kyma client.Object, poll time.Duration) *unstructured.U
 	// deletes the EventingAuth after its Kyma either way.
 	ref.BlockOwnerDeletion = nil
 	xr.SetOwnerReferences([]metav1.OwnerReference{*ref})
-	spec := map[string]any{"runtimeId": kyma.GetName()}
+	xr.Object["spec"] = map[string]any{"runtimeId": kyma.GetName()}
+	ann := map[string]string{xpmeta.AnnotationKeyPollInterval: poll.String()}
 	if ga := kyma.GetLabels()[LabelGlobalAccount]; ga != "" {
-		spec["globalAccount"] = ga
+		ann[AnnotationKymaGlobalAccount] = ga
 	}
-	xr.Object["spec"] = spec
+	xr.SetAnnotations(ann)
 	b, _ := json.Marshal(xr.Object) // Maps of strings: never fails.
 	sum := sha256.Sum256(b)
-	xr.SetAnnotations(map[string]string{
-		xpmeta.AnnotationKeyPollInterval: poll.String(),
-		AnnotationApplied:                hex.EncodeToString(sum[:8]),
-	})
+	ann[AnnotationApplied] = hex.EncodeToString(sum[:8])
+	xr.SetAnnotations(ann)
 	return xr
 }

@@ -10,13 +10,16 @@ import (
 )
 
 func TestDesiredEventingAuth(t *testing.T) {
+	// The label travels as an annotation, never as spec.globalAccount: the
+	// app's globalAccount is the ProviderConfig's unless it asks for the label.
 	cases := map[string]struct {
-		labels map[string]string
-		spec   map[string]any
+		labels  map[string]string
+		spec    map[string]any
+		account string
 	}{
-		"WithGlobalAccount": {map[string]string{LabelGlobalAccount: "ga-1"}, map[string]any{"runtimeId": "rt-1", "globalAccount": "ga-1"}},
-		"NoLabel":           {nil, map[string]any{"runtimeId": "rt-1"}},
-		"EmptyLabel":        {map[string]string{LabelGlobalAccount: ""}, map[string]any{"runtimeId": "rt-1"}},
+		"WithGlobalAccount": {map[string]string{LabelGlobalAccount: "ga-1"}, map[string]any{"runtimeId": "rt-1"}, "ga-1"},
+		"NoLabel":           {nil, map[string]any{"runtimeId": "rt-1"}, ""},
+		"EmptyLabel":        {map[string]string{LabelGlobalAccount: ""}, map[string]any{"runtimeId": "rt-1"}, ""},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -27,6 +30,9 @@ func TestDesiredEventingAuth(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.spec, xr.Object["spec"]); diff != "" {
 				t.Errorf("spec: -want +got:\n%s", diff)
+			}
+			if got := xr.GetAnnotations()[AnnotationKymaGlobalAccount]; got != tc.account {
+				t.Errorf("%s = %q, want %q", AnnotationKymaGlobalAccount, got, tc.account)
 			}
 			// Core polls it rarely: its watches on the composed resources do the rest.
 			if got := xr.GetAnnotations()["crossplane.io/poll-interval"]; got != "10h0m0s" {

@@ -97,7 +97,8 @@ func testKymaBridge(t *testing.T) {
 	key := client.ObjectKeyFromObject(kyma)
 	g.Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, key, xr)).To(Succeed())
-		g.Expect(xr.Object["spec"]).To(Equal(map[string]any{"runtimeId": "8a1d5c3e-bridge", "globalAccount": "ga-1"}))
+		g.Expect(xr.Object["spec"]).To(Equal(map[string]any{"runtimeId": "8a1d5c3e-bridge"}))
+		g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(kinds.AnnotationKymaGlobalAccount, "ga-1"))
 		owner := metav1.GetControllerOf(xr)
 		g.Expect(owner).NotTo(BeNil())
 		g.Expect(owner.Kind).To(Equal("Kyma"))
@@ -112,7 +113,7 @@ func testKymaBridge(t *testing.T) {
 	g.Expect(k8s.Update(ctx, kyma)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, key, xr)).To(Succeed())
-		g.Expect(xr.Object["spec"]).To(HaveKeyWithValue("globalAccount", "ga-2"))
+		g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(kinds.AnnotationKymaGlobalAccount, "ga-2"))
 	}, timeout, 200*time.Millisecond).Should(Succeed())
 
 	// Deleted by hand: back at the next resync.

@@ -17,6 +17,7 @@ func TestProvider(t *testing.T) {
 	t.Run("scenarios", func(t *testing.T) {
 		t.Run("IASApplication", func(t *testing.T) {
 			t.Run("Create", testCreate)
+			t.Run("CreatedAsTheOperatorCreates", testCreatedAsTheOperatorCreates)
 			t.Run("AdoptByName", testAdopt)
 			t.Run("TwoAppsWithTheName", testTwoApps)
 			t.Run("NonChargedApp", testNonCharged)

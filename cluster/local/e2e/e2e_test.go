@@ -53,7 +53,9 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 	apps := s.Sim.AppsNamed(runtimeID)
 	g.Expect(apps).To(HaveLen(1))
-	g.Expect(apps[0].GlobalAccount).To(Equal("ga-e2e"))
+	// The ClusterProviderConfig's, not the Kyma CR's label: every app gets
+	// the platform's, as eventing-auth-manager sent it.
+	g.Expect(apps[0].GlobalAccount).To(Equal(localstack.PlatformGlobalAccount))
 	conn := &corev1.Secret{}
 	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Namespace: localstack.KCPNamespace, Name: runtimeID + "-ias"}, conn)).To(Succeed())
 	onRuntime := &corev1.Secret{}

@@ -38,6 +38,8 @@ import (
 const (
 	CrossplaneNamespace = "crossplane-system"
 	KCPNamespace        = "kcp-system"
+	// PlatformGlobalAccount is the ClusterProviderConfig's globalAccount.
+	PlatformGlobalAccount = "ga-platform"
 )
 
 // CoreSyncInterval is Crossplane core's --sync-interval on the stack, as
@@ -441,7 +443,10 @@ spec:
   credentials:
     source: Secret
     secretRef: {name: eventing-auth-ias-creds, namespace: %s}
-`, KCPNamespace)); err != nil {
+  # Sent as every app's globalAccount, as eventing-auth-manager's
+  # --ias-global-account-id.
+  globalAccount: %s
+`, KCPNamespace, PlatformGlobalAccount)); err != nil {
 		return err
 	}
 	return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
+	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
@@ -112,7 +113,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 		c.reportRejected(cfg, at)
 	}
 	c.reportCertificate(cfg, time.Now())
-	return &external{shared: c.shared, ias: cl, globalAccount: cfg.GlobalAccount, now: time.Now}, nil
+	return &external{shared: c.shared, ias: cl, globalAccount: cfg.GlobalAccount, globalAccountFromKyma: cfg.GlobalAccountFromKymaLabel, now: time.Now}, nil
 }
 
 // checkCertsURL says, in a condition and an event, when the tenant's certs URL
@@ -153,7 +154,9 @@ type external struct {
 	shared
 	ias           inventory.Client
 	globalAccount string
-	now           func() time.Time
+	// globalAccountFromKyma: the ProviderConfig asks for the Kyma CR's label.
+	globalAccountFromKyma bool
+	now                   func() time.Time
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
@@ -269,10 +272,7 @@ func (e *external) observeCreated(ctx context.Context, cr *v1alpha1.IASApplicati
 }
 
 func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalCreation, error) {
-	ga := cr.Spec.ForProvider.GlobalAccount
-	if ga == "" {
-		ga = e.globalAccount
-	}
+	ga := e.appGlobalAccount(cr)
 	e.created.try(cr.GetUID())
 	desc := ownedDescription(ownerOf(cr))
 	id, err := e.ias.CreateApplication(ctx, ias.ApplicationSpec{Name: cr.AppName(), DisplayName: cr.AppDisplayName(), Description: desc, GlobalAccount: ga})
@@ -393,6 +393,19 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.IASApplication) (man
 }
 
 func (e *external) Disconnect(context.Context) error { return nil }
+
+// appGlobalAccount is the globalAccount a new app gets: the resource's own;
+// else, where the ProviderConfig asks for it, its Kyma CR's label; else the
+// ProviderConfig's, as eventing-auth-manager sent one value for every app.
+func (e *external) appGlobalAccount(cr *v1alpha1.IASApplication) string {
+	if ga := cr.Spec.ForProvider.GlobalAccount; ga != "" {
+		return ga
+	}
+	if ga := cr.GetAnnotations()[kinds.AnnotationKymaGlobalAccount]; e.globalAccountFromKyma && ga != "" {
+		return ga
+	}
+	return e.globalAccount
+}
 
 // mayPublish tells whether the management policies let the provider create and
 // publish a client secret (they allow Update); an observe-only resource is Ready

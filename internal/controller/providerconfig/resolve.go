@@ -46,6 +46,9 @@ const (
 type Resolved struct {
 	Tenant        ias.Tenant
 	GlobalAccount string
+	// GlobalAccountFromKymaLabel: the Kyma CR's label, where there is one,
+	// is the globalAccount of the apps made from it.
+	GlobalAccountFromKymaLabel bool
 	// ProviderConfig is the object it came from, for events.
 	ProviderConfig kclient.Object
 }
@@ -137,7 +140,7 @@ func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.
 			t.Burst = int(rl.Burst)
 		}
 	}
-	return Resolved{Tenant: t, GlobalAccount: settings.GlobalAccount, ProviderConfig: from}, nil
+	return Resolved{Tenant: t, GlobalAccount: settings.GlobalAccount, GlobalAccountFromKymaLabel: settings.GlobalAccountFromKymaLabel, ProviderConfig: from}, nil
 }
 
 // logon reads how to log on to IAS from the credentials Secret's data: a

@@ -224,3 +224,10 @@ func (s *Server) removeLocked(id string) {
 		}
 	}
 }
+
+// LastBody is the body of the last POST of the operation (a create), as sent.
+func (s *Server) LastBody(op string) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastBodies[op]
+}

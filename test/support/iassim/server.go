@@ -8,9 +8,11 @@ package iassim
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/subtle"
 	"crypto/x509"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -64,7 +66,9 @@ type RequestRecord struct {
 
 // Server is the simulated tenant.
 type Server struct {
-	opts Options
+	// lastBodies are the last request body of each operation sent by POST.
+	lastBodies map[string][]byte
+	opts       Options
 	// clientRoots is opts.ClientCA parsed; nil: no certificate is accepted.
 	clientRoots *x509.CertPool
 
@@ -169,6 +173,17 @@ func (s *Server) op(name string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() { s.count(name, rec.status, logonOf(r), r.URL.Query().Get("filter")) }()
+		if r.Method == http.MethodPost {
+			// Kept to hold what a client sends to what IAS's clients send.
+			b, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			s.mu.Lock()
+			if s.lastBodies == nil {
+				s.lastBodies = map[string][]byte{}
+			}
+			s.lastBodies[name] = b
+			s.mu.Unlock()
+		}
 
 		if wait, ok := s.admit(r); !ok {
 			secs := int(wait/time.Second) + 1
