@@ -34,7 +34,6 @@ import (
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
@@ -99,7 +98,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 	if s.MetricsSecure {
 		// As kubebuilder scaffolds it: TokenReview and SubjectAccessReview
 		// with the API server, a self-signed serving certificate.
-		mo.Metrics.SecureServing, mo.Metrics.FilterProvider = true, filters.WithAuthenticationAndAuthorization
+		mo.Metrics.SecureServing, mo.Metrics.FilterProvider = true, authenticatedMetrics
 	}
 	mgr, err := ctrl.NewManager(mc, mo)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/google/uuid"
 )
@@ -25,6 +24,9 @@ const (
 	// fresh nextCursor: a tenant padded with repeated ids.
 	EndlessSameApps = "same-apps"
 )
+
+// cursorPadding pads EndlessHugeCursor's cursors to 3 MiB.
+var cursorPadding = bytes.Repeat([]byte("c"), 3<<20)
 
 // WellKnownTarget names the well-known document to SetOversized.
 const WellKnownTarget = "well-known"
@@ -74,7 +76,14 @@ func (s *Server) endlessPage(w http.ResponseWriter, filter string) bool {
 	case EndlessFresh:
 		cursor = uuid.NewString()
 	case EndlessHugeCursor:
-		cursor = uuid.NewString() + strings.Repeat("c", 3<<20)
+		// Written from one shared padding, so that the simulator, which runs
+		// in the test's process, adds nothing to the memory the test weighs.
+		w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, `{"totalResults":1,"itemsPerPage":0,"applications":[],"nextCursor":"`+uuid.NewString())
+		_, _ = w.Write(cursorPadding)
+		_, _ = io.WriteString(w, `"}`)
+		return true
 	case EndlessSameApps:
 		cursor = uuid.NewString()
 		for i := range 100 {
