@@ -272,7 +272,7 @@ func testHostileAnswers(t *testing.T) {
 	g.Expect(k8s.Create(ctx, padded)).To(Succeed())
 	expectSyncedFalse(t, endless, tn.sim.URL)
 	expectSyncedFalse(t, endless, `the listing "name eq runtime-endless" did not end`)
-	expectSyncedFalse(t, hugeCursor, "a cursor longer than 4 KiB")
+	expectSyncedFalse(t, hugeCursor, "larger than 1 MiB")
 	expectSyncedFalse(t, padded, `the listing "name eq runtime-padded" did not end`)
 	expectSyncedFalse(t, big, "larger than 4 MiB")
 	for i := range 3 {

@@ -6,12 +6,28 @@ import (
 	"regexp"
 
 	xperrors "github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 )
 
 // MaxAnswerBytes bounds every answer body read from IAS, the well-known
 // document included. The largest real answer is a page of 100 applications,
 // tens of KiB; a tenant that sends more is refused, not read.
 const MaxAnswerBytes = 4 << 20
+
+// MaxPageBytes bounds a page of a listing: a real page of 100 applications
+// is tens of KiB, and a page read whole is held while it is decoded, so a
+// tenant padding its pages (a cursor of megabytes) costs a listing at most
+// this much at a time.
+const MaxPageBytes = 1 << 20
+
+// maxAnswerBytes is the bound of an operation's answer.
+func maxAnswerBytes(op string) int64 {
+	if op == operation.ListApplications {
+		return MaxPageBytes
+	}
+	return MaxAnswerBytes
+}
 
 // TooLargeError is an IAS answer refused for its size.
 type TooLargeError struct {

@@ -157,7 +157,8 @@ func (t *transport) attempts(req *http.Request) (*http.Response, error) {
 				cancel()
 				return nil, err
 			}
-			if err := bodyctx.Bound(resp, MaxAnswerBytes, cancel, func() error { return &TooLargeError{Operation: op, Limit: MaxAnswerBytes} }); err != nil {
+			limit := maxAnswerBytes(op)
+			if err := bodyctx.Bound(resp, limit, cancel, func() error { return &TooLargeError{Operation: op, Limit: limit} }); err != nil {
 				return nil, err
 			}
 			return resp, nil
