@@ -170,8 +170,18 @@ func (c *client) FindApplications(ctx context.Context, name string) ([]Applicati
 	if !ValidAppName(name) {
 		return nil, fmt.Errorf("IAS %s: application name %q cannot be looked up: a name holds letters, digits, '.', '_', ':' and '-', at most 247", operation.ListApplications, name)
 	}
+	// Only apps of the name, each once: a tenant that pads its pages with
+	// other apps, or repeats them, costs a lookup no memory.
 	var out []Application
-	if _, err := c.eachApplicationPage(ctx, "name eq "+name, func(page []Application) { out = append(out, page...) }); err != nil {
+	seen := map[string]bool{}
+	if _, err := c.eachApplicationPage(ctx, "name eq "+name, func(page []Application) {
+		for _, a := range page {
+			if a.Name == name && !seen[a.ID] {
+				seen[a.ID] = true
+				out = append(out, a)
+			}
+		}
+	}); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -263,7 +263,9 @@ func TestOneFailedLogonPerUser(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = sim.Close() })
 	id := sim.AddApp(iassim.App{Name: "runtime-x"})
-	pool := ias.NewPool(ias.PoolOptions{LogonBackoff: 300 * time.Millisecond})
+	// Long enough that a loaded machine tries every wrong password within it.
+	const backoff = 2 * time.Second
+	pool := ias.NewPool(ias.PoolOptions{LogonBackoff: backoff})
 	platform := ias.Tenant{URL: sim.URL, Username: "admin", Password: "right-password", QPS: 100, Burst: 10}
 	good, _ := pool.Client(platform)
 	if _, err := good.GetApplication(context.Background(), id); err != nil {
@@ -296,7 +298,7 @@ func TestOneFailedLogonPerUser(t *testing.T) {
 		t.Errorf("IAS saw %d failed logons, want 1", n)
 	}
 	// After the backoff one unproven password is tried again: one more.
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(backoff + 100*time.Millisecond)
 	wrong := platform
 	wrong.Password = "wrong-password-after"
 	c, _ := pool.Client(wrong)
@@ -308,7 +310,7 @@ func TestOneFailedLogonPerUser(t *testing.T) {
 
 	// The accepted password changed in IAS (after the last wrong one's
 	// backoff): its successor is tried at once.
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(backoff + 100*time.Millisecond)
 	sim.SetCredentials("admin", "rotated-password")
 	if _, err := good.GetApplication(context.Background(), id); err == nil {
 		t.Fatal("the old password was accepted after the change")
