@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -70,8 +69,7 @@ func authenticatedMetrics(cfg *rest.Config, hc *http.Client) (metricsserver.Filt
 type metricsReviews struct {
 	authn authenticationclient.TokenReviewInterface
 	authz authorizationclient.SubjectAccessReviewInterface
-
-	mu      sync.Mutex
+	// answers, an lru.Cache, locks itself.
 	answers *lru.Cache // digest of token and path -> metricsAnswer
 }
 

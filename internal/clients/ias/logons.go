@@ -16,7 +16,8 @@ import (
 // used. So five ProviderConfigs with five wrong passwords cost one failed
 // logon a backoff, not five.
 type userLogons struct {
-	backoff time.Duration
+	url, username string
+	backoff       time.Duration
 
 	mu sync.Mutex
 	// proven are the digests of the passwords IAS accepted.
@@ -46,17 +47,17 @@ func (e *LogonHeldError) Error() string {
 
 // admit tells whether a call with the password of digest may be sent now, and
 // whether it is the user's one probe of an unproven password.
-func (u *userLogons) admit(url, username, digest string, now time.Time) (probe bool, err error) {
+func (u *userLogons) admit(digest string, now time.Time) (probe bool, err error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.proven[digest] {
 		return false, nil
 	}
 	if until := u.rejectedAt.Add(u.backoff); !u.rejectedAt.IsZero() && now.Before(until) {
-		return false, &LogonHeldError{URL: url, Username: username, RejectedAt: u.rejectedAt, Until: until}
+		return false, &LogonHeldError{URL: u.url, Username: u.username, RejectedAt: u.rejectedAt, Until: until}
 	}
 	if u.probing != "" && u.probing != digest {
-		return false, &LogonHeldError{URL: url, Username: username}
+		return false, &LogonHeldError{URL: u.url, Username: u.username}
 	}
 	u.probing = digest
 	return true, nil

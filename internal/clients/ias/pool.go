@@ -222,11 +222,11 @@ func (p *Pool) passwordLogonLocked(t Tenant) *passwordLogon {
 	k := userKey{t.URL, t.Username}
 	u, ok := p.users[k]
 	if !ok {
-		u = &userLogons{backoff: p.opts.LogonBackoff}
+		u = &userLogons{url: t.URL, username: t.Username, backoff: p.opts.LogonBackoff}
 		p.users[k] = u
 	}
 	sum := sha256.Sum256([]byte(t.Password))
-	return &passwordLogon{user: u, url: t.URL, username: t.Username, digest: hex.EncodeToString(sum[:])}
+	return &passwordLogon{user: u, digest: hex.EncodeToString(sum[:])}
 }
 
 // Rejected tells whether the tenant rejected these credentials (401 or 403)

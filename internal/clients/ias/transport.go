@@ -89,36 +89,38 @@ type transport struct {
 
 // passwordLogon is one password of a user, as userLogons counts it.
 type passwordLogon struct {
-	user          *userLogons
-	url, username string
-	digest        string
+	user   *userLogons
+	digest string
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.logon == nil {
-		return t.guarded(req)
-	}
-	l := t.logon
-	probe, err := l.user.admit(l.url, l.username, l.digest, time.Now())
-	if err != nil {
-		return nil, err
+	probe := false
+	if l := t.logon; l != nil {
+		var err error
+		if probe, err = l.user.admit(l.digest, time.Now()); err != nil {
+			return nil, err
+		}
 	}
 	answered := false
 	resp, err := t.guard(req.Context(), breaker.Request{Do: func(context.Context) (*http.Response, error) {
 		// IAS's own answer, before the circuit turns a rejection into an error.
 		resp, err := t.attempts(req)
 		answered = true
-		l.user.record(l.digest, probe, resp, time.Now())
+		t.recordLogon(probe, resp)
 		return resp, err
 	}})
 	if !answered {
-		l.user.record(l.digest, probe, nil, time.Now())
+		t.recordLogon(probe, nil)
 	}
 	return resp, err
 }
 
-func (t *transport) guarded(req *http.Request) (*http.Response, error) {
-	return t.guard(req.Context(), breaker.Request{Do: func(context.Context) (*http.Response, error) { return t.attempts(req) }})
+// recordLogon tells the password's user what IAS answered; nothing for a
+// certificate logon.
+func (t *transport) recordLogon(probe bool, resp *http.Response) {
+	if l := t.logon; l != nil {
+		l.user.record(l.digest, probe, resp, time.Now())
+	}
 }
 
 func (t *transport) attempts(req *http.Request) (*http.Response, error) {
