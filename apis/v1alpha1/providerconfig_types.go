@@ -29,6 +29,34 @@ type TenantSettings struct {
 	// +optional
 	// +kubebuilder:default={qps: 40, burst: 10}
 	RateLimit *RateLimit `json:"rateLimit,omitempty"`
+
+	// SecretRotation rotates the client secrets of every IASApplication using
+	// this config that sets no forProvider.secret.validFor of its own: those
+	// made from Kyma CRs among them. Unset: secrets never expire.
+	// +optional
+	SecretRotation *SecretRotation `json:"secretRotation,omitempty"`
+}
+
+// SecretRotation is how long a new client secret is valid and how long before
+// its expiry its successor is made and published. A rotation keeps the
+// application and its client ID; the older secret stays valid in IAS until
+// every runtime carries the new one and the application's retireAfter passed.
+// +kubebuilder:validation:XValidation:rule="duration(self.rotateBefore) < duration(self.validFor)",message="rotateBefore must be shorter than validFor"
+type SecretRotation struct {
+	// ValidFor is how long a new secret is valid, e.g. "2160h".
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
+	ValidFor metav1.Duration `json:"validFor"`
+
+	// RotateBefore is how long before its expiry a secret is replaced, e.g.
+	// "720h". It leaves the older secret's retirement (retireAfter, 15m by
+	// default, after every runtime carries the new one) time before it expires.
+	// A secret that never expires (made before this was set, or inherited from
+	// eventing-auth-manager) is replaced validFor - rotateBefore after it was
+	// first published.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
+	RotateBefore metav1.Duration `json:"rotateBefore"`
 }
 
 // RateLimit is a token bucket.

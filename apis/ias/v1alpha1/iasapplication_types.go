@@ -134,6 +134,11 @@ type IASApplicationObservation struct {
 	// SecretValidTo is when that secret expires; empty if never.
 	SecretValidTo *metav1.Time `json:"secretValidTo,omitempty"`
 
+	// SecretRotatesAt is when that secret is replaced: rotateBefore before it
+	// expires, from this resource's secret settings or else its
+	// ProviderConfig's secretRotation. Empty: never.
+	SecretRotatesAt *metav1.Time `json:"secretRotatesAt,omitempty"`
+
 	// SecretPublishedAt is when that secret was first seen published; older
 	// secrets are retired counting from it.
 	SecretPublishedAt *metav1.Time `json:"secretPublishedAt,omitempty"`

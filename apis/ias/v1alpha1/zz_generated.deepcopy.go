@@ -126,6 +126,10 @@ func (in *IASApplicationObservation) DeepCopyInto(out *IASApplicationObservation
 		in, out := &in.SecretValidTo, &out.SecretValidTo
 		*out = (*in).DeepCopy()
 	}
+	if in.SecretRotatesAt != nil {
+		in, out := &in.SecretRotatesAt, &out.SecretRotatesAt
+		*out = (*in).DeepCopy()
+	}
 	if in.SecretPublishedAt != nil {
 		in, out := &in.SecretPublishedAt, &out.SecretPublishedAt
 		*out = (*in).DeepCopy()

@@ -3,6 +3,7 @@ package iasapplication
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -113,7 +114,8 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 		c.reportRejected(cfg, at)
 	}
 	c.reportCertificate(cfg, time.Now())
-	return &external{shared: c.shared, ias: cl, globalAccount: cfg.GlobalAccount, globalAccountFromKyma: cfg.GlobalAccountFromKymaLabel, now: time.Now}, nil
+	return &external{shared: c.shared, ias: cl, globalAccount: cfg.GlobalAccount, globalAccountFromKyma: cfg.GlobalAccountFromKymaLabel,
+		rotation: lifetimeOf(cfg.SecretRotation), now: time.Now}, nil
 }
 
 // checkCertsURL says, in a condition and an event, when the tenant's certs URL
@@ -156,7 +158,9 @@ type external struct {
 	globalAccount string
 	// globalAccountFromKyma: the ProviderConfig asks for the Kyma CR's label.
 	globalAccountFromKyma bool
-	now                   func() time.Time
+	// rotation is the ProviderConfig's secretRotation.
+	rotation secretLifetime
+	now      func() time.Time
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
@@ -350,14 +354,15 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		return managed.ExternalUpdate{}, err
 	}
 	for _, s := range due {
-		if err := e.deleteSecret(ctx, cr, id, s, "after every RuntimeSecret using this application took up its successor and the grace period passed"); err != nil {
+		why := "after every RuntimeSecret using this application took up its successor and the grace period passed"
+		if len(expired([]ias.APISecret{s}, e.now())) > 0 {
+			why = "since it expired at " + s.ValidTo.UTC().Format(time.RFC3339)
+		}
+		if err := e.deleteSecret(ctx, cr, id, s, why); err != nil {
 			return managed.ExternalUpdate{}, err
 		}
 		st.ours = without(st.ours, s.ID)
-	}
-	if len(due) > 0 {
-		// Due means no runtime waits for the rest: only time holds them back.
-		recordRetiring(cr, st.retiring(), "")
+		cr.Status.AtProvider.Retiring = slices.DeleteFunc(cr.Status.AtProvider.Retiring, func(r v1alpha1.RetiringSecret) bool { return r.ID == s.ID })
 	}
 	var cd managed.ConnectionDetails
 	if st.missing != "" || st.rotate != "" {

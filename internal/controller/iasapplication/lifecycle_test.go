@@ -61,6 +61,8 @@ type world struct {
 	listedAgo *time.Duration
 	// others are further IASApplications in the cluster.
 	others []*v1alpha1.IASApplication
+	// rotation is the ProviderConfig's secretRotation.
+	rotation secretLifetime
 }
 
 // result is what one case published.
@@ -88,6 +90,7 @@ func (w world) external(t *testing.T) (*external, *result) {
 		kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: &created{}, deleted: &deleted{}, checks: &secretChecks{},
 		users:     usersFn(func(string) string { return w.pending }),
 		publisher: publisherFn(func(cd managed.ConnectionDetails) { r.published = append(r.published, cd) })}}
+	e.rotation = w.rotation
 	if w.steady {
 		e.inventoryAge, e.secretCheck = time.Minute, time.Hour
 	}
@@ -236,6 +239,7 @@ func TestObserve(t *testing.T) {
 		},
 		"rotation due: still Ready, not up to date": {
 			w: world{cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
+				cr.Spec.ForProvider.Secret.ValidFor = &metav1.Duration{Duration: 2 * time.Hour}
 				cr.Spec.ForProvider.Secret.RotateBefore = &metav1.Duration{Duration: time.Hour}
 			}), ias: oneApp(func() ias.APISecret {
 				s := ourSecret("s1", "abcd")
@@ -329,6 +333,8 @@ func TestUpdate(t *testing.T) {
 		cr.Spec.ForProvider.Secret.ValidFor = &metav1.Duration{Duration: 2 * time.Hour}
 		cr.Spec.ForProvider.Secret.RotateBefore = &metav1.Duration{Duration: time.Hour}
 	}
+	// platform is a ProviderConfig's secretRotation: valid 3h, replaced 2h before.
+	platform := secretLifetime{validFor: 3 * time.Hour, rotateBefore: 2 * time.Hour}
 	cases := map[string]struct {
 		w         world
 		calls     []string
@@ -341,7 +347,42 @@ func TestUpdate(t *testing.T) {
 		rotated   corev1.ConditionStatus
 		rotations string
 		wantErr   bool
+		// validTo is how long the new secret is valid, if one is made.
+		validTo time.Duration
 	}{
+		"ProviderConfig's rotation, secret within its rotateBefore: replaced by one valid for its validFor, same app": {
+			w:         world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), rotation: platform, ias: oneApp(expiring("s1", "abcd", 90*time.Minute)), conn: conn("abcd")},
+			calls:     []string{"create secret sec-1"},
+			events:    []string{string(eventNewSecret), string(eventRetiringSecret)},
+			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0", validTo: 3 * time.Hour,
+		},
+		"ProviderConfig's rotation, a never-expiring secret published longer than validFor - rotateBefore ago: replaced": {
+			w:         world{cr: newCR(withExternalName(appID), publishedAgo("s1", 61*time.Minute)), rotation: platform, ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
+			calls:     []string{"create secret sec-1"},
+			events:    []string{string(eventNewSecret), string(eventRetiringSecret)},
+			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0", validTo: 3 * time.Hour,
+		},
+		"ProviderConfig's rotation, a never-expiring secret published lately: kept, nothing changes at once": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", 59*time.Minute)), rotation: platform, ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
+		},
+		"the resource's own validFor without rotateBefore wins over the ProviderConfig's rotation: kept": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), func(cr *v1alpha1.IASApplication) {
+				cr.Spec.ForProvider.Secret.ValidFor = &metav1.Duration{Duration: 2 * time.Hour}
+			}), rotation: platform, ias: oneApp(expiring("s1", "abcd", 10*time.Minute)), conn: conn("abcd")},
+		},
+		"an expired older secret, a runtime still on it: deleted, since it authenticates nobody": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)),
+				ias: oneApp(expiring("s1", "old1", -time.Second), ourSecret("s2", "abcd")), conn: conn("abcd"), pending: "1 of 1 RuntimeSecrets"},
+			calls:  []string{"delete secret s1"},
+			events: []string{string(eventDeletedSecret)},
+		},
+		"an expired older secret within the grace period makes room for a due rotation": {
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 5*time.Minute)), rotation: platform,
+				ias: oneApp(expiring("s1", "old1", -time.Second), expiring("s2", "abcd", time.Hour)), conn: conn("abcd")},
+			calls:     []string{"delete secret s1", "create secret sec-1"},
+			events:    []string{string(eventDeletedSecret), string(eventNewSecret), string(eventRetiringSecret)},
+			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0", validTo: 3 * time.Hour,
+		},
 		"drift patched back": {
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), conn: conn("abcd"),
 				ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", DisplayName: "other", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC, Type: ias.TypeCharged, ClientID: "client-" + appID}},
@@ -433,6 +474,15 @@ func TestUpdate(t *testing.T) {
 			}
 			if got := len(cr.Status.AtProvider.Retiring); got != tc.retiring {
 				t.Errorf("status.atProvider.retiring has %d, want %d", got, tc.retiring)
+			}
+			if tc.validTo != 0 {
+				ss := tc.w.ias.secrets[appID]
+				if got := ss[len(ss)-1].ValidTo; got == nil || !got.Equal(at.Add(tc.validTo)) {
+					t.Errorf("new secret valid to %v, want %v", got, at.Add(tc.validTo))
+				}
+				if got := cr.Status.AtProvider.SecretRotatesAt; got == nil || !got.Equal(&metav1.Time{Time: at.Add(tc.validTo - platform.rotateBefore)}) {
+					t.Errorf("status.atProvider.secretRotatesAt = %v, want %v", got, at.Add(tc.validTo-platform.rotateBefore))
+				}
 			}
 			if n := len(tc.w.ias.secrets[appID]); n > maxSecrets {
 				t.Errorf("the app holds %d secrets of this provider, at most %d allowed", n, maxSecrets)

@@ -33,7 +33,7 @@ func published(kube client.Reader, now func() time.Time) secretmetrics.Source {
 				t := at.SecretValidTo.Time // a copy: the cached object is shared
 				p.ValidTo = &t
 			}
-			p.RotationDue = rotationDue(cr, p.ValidTo, scraped)
+			p.RotationDue = due(at.SecretRotatesAt, scraped)
 			for _, r := range at.Retiring {
 				// DeleteAfter counts retireAfter from the successor's publication.
 				p.Retiring = append(p.Retiring, secretmetrics.Retiring{

@@ -90,17 +90,23 @@ func (e *external) secrets(cr *v1alpha1.IASApplication, app *ias.Application, al
 			return st
 		}
 	}
-	if rotationDue(cr, st.cur.ValidTo, e.now()) {
-		st.rotate = fmt.Sprintf("client secret %s… expires at %s, within rotateBefore", st.cur.Hint, st.cur.ValidTo.UTC().Format(time.RFC3339))
+	if at := e.rotatesAt(cr, *st.cur); due(at, e.now()) {
+		st.rotate = fmt.Sprintf("client secret %s… is due for rotation since %s", st.cur.Hint, at.UTC().Format(time.RFC3339))
+		if st.cur.ValidTo != nil {
+			st.rotate += fmt.Sprintf(" (rotateBefore its expiry at %s)", st.cur.ValidTo.UTC().Format(time.RFC3339))
+		}
 	}
 	return st
 }
 
-// rotationDue tells whether a secret valid until validTo is within rotateBefore
-// at now.
-func rotationDue(cr *v1alpha1.IASApplication, validTo *time.Time, now time.Time) bool {
-	rb := cr.Spec.ForProvider.Secret.RotateBefore
-	return rb != nil && validTo != nil && now.Add(rb.Duration).After(*validTo)
+// rotatesAt is when s is replaced: from its expiry, or, for a secret that
+// never expires, from when the status says it was first published.
+func (e *external) rotatesAt(cr *v1alpha1.IASApplication, s ias.APISecret) *metav1.Time {
+	var published *time.Time
+	if at := cr.Status.AtProvider; at.SecretID == s.ID && at.SecretPublishedAt != nil {
+		published = &at.SecretPublishedAt.Time
+	}
+	return e.lifetime(cr).rotatesAt(s.ValidTo, published)
 }
 
 // apiSecrets returns the app's api secrets: as IAS lists them, or, between
@@ -140,7 +146,7 @@ func (e *external) knownSecrets(cr *v1alpha1.IASApplication, app *ias.Applicatio
 		t := at.SecretValidTo.Time
 		sec.ValidTo = &t
 	}
-	if rotationDue(cr, sec.ValidTo, e.now()) {
+	if due(e.rotatesAt(cr, sec), e.now()) {
 		// A rotation falls due: decided on what IAS says.
 		return nil, false
 	}
@@ -200,6 +206,7 @@ func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplicati
 	if st.cur.ValidTo != nil {
 		at.SecretValidTo = &metav1.Time{Time: *st.cur.ValidTo}
 	}
+	at.SecretRotatesAt = e.rotatesAt(cr, *st.cur)
 	retiring := st.retiring()
 	if len(retiring) == 0 {
 		at.Retiring = nil
@@ -217,9 +224,22 @@ func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplicati
 	}
 	recordRetiring(cr, retiring, waiting)
 	if waiting != "" || e.now().Before(at.SecretPublishedAt.Add(retireAfter(cr))) {
-		return nil, nil
+		// An expired secret authenticates nobody: nothing is lost by deleting
+		// it, and its place is free for the next rotation.
+		return expired(retiring, e.now()), nil
 	}
 	return retiring, nil
+}
+
+// expired are the secrets of ss whose validTo has passed at now.
+func expired(ss []ias.APISecret, now time.Time) []ias.APISecret {
+	var out []ias.APISecret
+	for _, s := range ss {
+		if s.ValidTo != nil && !now.Before(*s.ValidTo) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // waitingForInherited is what a secret the app held when this resource took
@@ -324,13 +344,12 @@ func (e *external) deleteSecret(ctx context.Context, cr *v1alpha1.IASApplication
 
 // newSecret creates an api secret and records it in the status.
 func (e *external) newSecret(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, endpoints ias.Endpoints) (managed.ConnectionDetails, error) {
-	p := cr.Spec.ForProvider.Secret
-	spec := ias.SecretSpec{Description: description(cr), AuthorizationScopes: p.AuthorizationScopes}
+	spec := ias.SecretSpec{Description: description(cr), AuthorizationScopes: cr.Spec.ForProvider.Secret.AuthorizationScopes}
 	if len(spec.AuthorizationScopes) == 0 {
 		spec.AuthorizationScopes = []string{"oAuth"}
 	}
-	if p.ValidFor != nil && p.ValidFor.Duration > 0 {
-		t := e.now().Add(p.ValidFor.Duration).UTC().Truncate(time.Second)
+	if d := e.lifetime(cr).validFor; d > 0 {
+		t := e.now().Add(d).UTC().Truncate(time.Second)
 		spec.ValidTo = &t
 	}
 	s, err := e.ias.CreateAPISecret(ctx, app.ID, spec)
@@ -344,6 +363,7 @@ func (e *external) newSecret(ctx context.Context, cr *v1alpha1.IASApplication, a
 	if s.ValidTo != nil {
 		at.SecretValidTo = &metav1.Time{Time: *s.ValidTo}
 	}
+	at.SecretRotatesAt = e.lifetime(cr).rotatesAt(s.ValidTo, nil)
 	return details(s.ClientID, s.Value, endpoints), nil
 }
 

@@ -49,6 +49,9 @@ type Resolved struct {
 	// GlobalAccountFromKymaLabel: the Kyma CR's label, where there is one,
 	// is the globalAccount of the apps made from it.
 	GlobalAccountFromKymaLabel bool
+	// SecretRotation applies to the resources that set no secret validity of
+	// their own; nil: none.
+	SecretRotation *v1alpha1.SecretRotation
 	// ProviderConfig is the object it came from, for events.
 	ProviderConfig kclient.Object
 }
@@ -140,7 +143,8 @@ func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.
 			t.Burst = int(rl.Burst)
 		}
 	}
-	return Resolved{Tenant: t, GlobalAccount: settings.GlobalAccount, GlobalAccountFromKymaLabel: settings.GlobalAccountFromKymaLabel, ProviderConfig: from}, nil
+	return Resolved{Tenant: t, GlobalAccount: settings.GlobalAccount, GlobalAccountFromKymaLabel: settings.GlobalAccountFromKymaLabel,
+		SecretRotation: settings.SecretRotation, ProviderConfig: from}, nil
 }
 
 // logon reads how to log on to IAS from the credentials Secret's data: a

@@ -137,6 +137,7 @@ func (s *Server) Handler() http.Handler {
 	api.HandleFunc("POST /Applications/v1/{id}/apiSecrets", s.op(operation.CreateAPISecret, s.createSecret))
 	api.HandleFunc("DELETE /Applications/v1/{id}/apiSecrets", s.op(operation.DeleteAPISecret, s.deleteSecret))
 	api.HandleFunc("GET /.well-known/openid-configuration", s.op(operation.WellKnown, s.wellKnown))
+	api.HandleFunc("POST /oauth2/token", s.token)
 	api.HandleFunc("GET /_sim/stats", s.serveStats)
 	api.HandleFunc("POST /_sim/faults", s.serveFaults)
 	api.HandleFunc("DELETE /_sim/faults", func(w http.ResponseWriter, _ *http.Request) { s.ClearFaults(); w.WriteHeader(http.StatusNoContent) })
