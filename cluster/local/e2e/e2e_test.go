@@ -78,6 +78,10 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 		g.Expect(parts).To(ConsistOf("EventingAuth", "IASApplication", "RuntimeSecret"))
 	}, timeout, time.Second).Should(Succeed())
 
+	// The platform sets a secret rotation once: this runtime's secret is
+	// replaced without a moment in which it does not work.
+	rotateFromPlatform(ctx, g, s, runtimeID)
+
 	// Kyma CR deleted -> the EventingAuth goes; the RuntimeSecret (and the Secret
 	// on the runtime) before the IASApplication (and the app in IAS).
 	app := &iasv1alpha1.IASApplication{}
