@@ -19,10 +19,17 @@ run | up | e2e) ;;
 esac
 PROGRESS_DIR=$(mktemp -d)
 PROGRESS_EPOCH=$(date +%s)
+# The stack runs on this machine: `run` and `up` package this machine's
+# platform only; the end-to-end tests install the multi-platform packages.
+if [[ $mode != e2e ]]; then
+  XPKG_ARCHS=$(go env GOARCH)
+  export XPKG_ARCHS
+fi
+read -r -a archs <<<"${XPKG_ARCHS:-amd64 arm64}"
 # kube-apiserver, kubectl, kube-controller-manager, etcd; the Crossplane CLI,
-# crane, Crossplane core; the provider, the function, the image builder; the
-# stack or its tests.
-PROGRESS_TOTAL=11
+# crane, Crossplane core; the image builder, the provider and the function per
+# platform; the stack or its tests.
+PROGRESS_TOTAL=$((8 + 2 * ${#archs[@]}))
 export PROGRESS_DIR PROGRESS_EPOCH PROGRESS_TOTAL
 bin=$PROGRESS_DIR
 trap 'rm -rf "$bin"' EXIT

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"debug/elf"
 	"encoding/json"
 	"io"
 	"os"
@@ -98,40 +99,72 @@ func objects(t *testing.T, img *image) map[string]map[string]any {
 	return out
 }
 
+// archs are the platforms (linux/<arch>) every runtime image is built for,
+// with the ELF machine each one's binary must be built for.
+var archs = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
+
 func TestProviderPackage(t *testing.T) {
-	img := readImage(t, filepath.Join(os.Getenv("XPKG_DIR"), "provider-eventing-auth.xpkg"))
-	objs := objects(t, img)
-	meta, ok := objs["Provider/provider-eventing-auth"]
-	if !ok {
-		t.Fatalf("no Provider metadata in package.yaml; objects: %v", keys(objs))
+	for arch, machine := range archs {
+		t.Run(arch, func(t *testing.T) {
+			img := readImage(t, filepath.Join(os.Getenv("XPKG_DIR"), "provider-eventing-auth-"+arch+".xpkg"))
+			objs := objects(t, img)
+			meta, ok := objs["Provider/provider-eventing-auth"]
+			if !ok {
+				t.Fatalf("no Provider metadata in package.yaml; objects: %v", keys(objs))
+			}
+			spec := meta["spec"].(map[string]any)
+			if caps, _ := spec["capabilities"].([]any); !slices.Contains(caps, any("safe-start")) {
+				t.Errorf("the Provider lacks the safe-start capability: %v", spec["capabilities"])
+			}
+			for _, crd := range []string{
+				"providerconfigs.eventingauth.kyma-project.io", "providerconfigusages.eventingauth.kyma-project.io",
+				"clusterproviderconfigs.eventingauth.kyma-project.io", "clusterproviderconfigusages.eventingauth.kyma-project.io",
+				"iasapplications.ias.eventingauth.kyma-project.io", "runtimesecrets.runtime.eventingauth.kyma-project.io",
+			} {
+				if _, ok := objs["CustomResourceDefinition/"+crd]; !ok {
+					t.Errorf("CRD %s is not in the package", crd)
+				}
+			}
+			for k := range objs {
+				if strings.HasPrefix(k, "CompositeResourceDefinition/") || strings.HasPrefix(k, "Composition/") {
+					t.Errorf("the provider package carries %s, which belongs to the Configuration", k)
+				}
+			}
+			checkRuntimeImage(t, img, "usr/local/bin/provider", arch, machine)
+		})
 	}
-	spec := meta["spec"].(map[string]any)
-	if caps, _ := spec["capabilities"].([]any); !slices.Contains(caps, any("safe-start")) {
-		t.Errorf("the Provider lacks the safe-start capability: %v", spec["capabilities"])
+}
+
+func TestFunctionPackage(t *testing.T) {
+	for arch, machine := range archs {
+		t.Run(arch, func(t *testing.T) {
+			img := readImage(t, filepath.Join(os.Getenv("XPKG_DIR"), "function-eventing-auth-"+arch+".xpkg"))
+			if _, ok := objects(t, img)["Function/function-eventing-auth"]; !ok {
+				t.Errorf("no Function metadata in package.yaml; objects: %v", keys(objects(t, img)))
+			}
+			checkRuntimeImage(t, img, "usr/local/bin/function", arch, machine)
+		})
 	}
-	for _, crd := range []string{
-		"providerconfigs.eventingauth.kyma-project.io", "providerconfigusages.eventingauth.kyma-project.io",
-		"clusterproviderconfigs.eventingauth.kyma-project.io", "clusterproviderconfigusages.eventingauth.kyma-project.io",
-		"iasapplications.ias.eventingauth.kyma-project.io", "runtimesecrets.runtime.eventingauth.kyma-project.io",
-	} {
-		if _, ok := objs["CustomResourceDefinition/"+crd]; !ok {
-			t.Errorf("CRD %s is not in the package", crd)
-		}
-	}
-	for k := range objs {
-		if strings.HasPrefix(k, "CompositeResourceDefinition/") || strings.HasPrefix(k, "Composition/") {
-			t.Errorf("the provider package carries %s, which belongs to the Configuration", k)
-		}
-	}
-	// The embedded runtime image: the provider binary, CA certificates, non-root.
-	if c := img.config.Config; !slices.Equal(c.Entrypoint, []string{"/usr/local/bin/provider"}) || c.User != "65532:65532" {
+}
+
+// checkRuntimeImage checks the runtime image embedded in a package: for
+// linux/arch, its entrypoint a static Go binary at path built for that
+// machine, CA certificates beside it, run as a non-root user.
+func checkRuntimeImage(t *testing.T, img *image, path, arch string, machine elf.Machine) {
+	t.Helper()
+	if c := img.config.Config; !slices.Equal(c.Entrypoint, []string{"/" + path}) || c.User != "65532:65532" {
 		t.Errorf("runtime image entrypoint %v user %q", c.Entrypoint, c.User)
 	}
-	if img.config.OS != "linux" || img.config.Architecture != "amd64" {
-		t.Errorf("runtime image is for %s/%s", img.config.OS, img.config.Architecture)
+	if img.config.OS != "linux" || img.config.Architecture != arch {
+		t.Errorf("runtime image is for %s/%s, want linux/%s", img.config.OS, img.config.Architecture, arch)
 	}
-	if b := img.files["usr/local/bin/provider"]; len(b) < 1<<20 || !bytes.HasPrefix(b, []byte("\x7fELF")) {
-		t.Errorf("no provider binary in the runtime image (%d bytes)", len(b))
+	b := img.files[path]
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil || len(b) < 1<<20 {
+		t.Fatalf("no binary at %s in the runtime image (%d bytes): %v", path, len(b), err)
+	}
+	if f.Machine != machine {
+		t.Errorf("the binary at %s is built for %s, want %s", path, f.Machine, machine)
 	}
 	if !bytes.Contains(img.files["etc/ssl/certs/ca-certificates.crt"], []byte("BEGIN CERTIFICATE")) {
 		t.Error("no CA certificates in the runtime image: IAS could not be reached over TLS")

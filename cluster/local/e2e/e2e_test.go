@@ -37,6 +37,10 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 
 	// Installed by Crossplane's package manager from cluster/install.yaml.
 	g.Eventually(func(g Gomega) { expectInstalled(g, ctx, s, localstack.InstallVersion) }, timeout, interval).Should(Succeed())
+	// The provider and the function were published for both platforms.
+	for _, pkg := range []string{"provider-eventing-auth", "function-eventing-auth"} {
+		expectPlatforms(g, ctx, s, "ghcr.io/kyma-project/"+pkg+":"+localstack.InstallVersion, "linux/amd64", "linux/arm64")
+	}
 
 	// The runtime exists: its kyma-system namespace and its kubeconfig Secret.
 	g.Expect(s.AddRuntime(ctx, runtimeID)).To(Succeed())

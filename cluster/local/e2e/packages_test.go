@@ -4,8 +4,10 @@ package e2e
 
 import (
 	"context"
-	"k8s.io/apimachinery/pkg/labels"
+	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
@@ -148,4 +151,24 @@ func workDir(t testing.TB) string {
 		}
 	})
 	return dir
+}
+
+// expectPlatforms checks that a package as published is an index of one
+// image per platform, as `crossplane xpkg push -f` makes it and the package
+// manager picks from.
+func expectPlatforms(g Gomega, ctx context.Context, s *localstack.Stack, ref string, want ...string) {
+	out, err := exec.CommandContext(ctx, filepath.Join(os.Getenv("CROSSPLANE_TOOLS"), "crane"), "manifest", s.Mirrored(ref)).Output()
+	g.Expect(err).NotTo(HaveOccurred(), "crane manifest %s", ref)
+	var index struct {
+		MediaType string `json:"mediaType"`
+		Manifests []struct {
+			Platform struct{ OS, Architecture string } `json:"platform"`
+		} `json:"manifests"`
+	}
+	g.Expect(json.Unmarshal(out, &index)).To(Succeed())
+	var got []string
+	for _, m := range index.Manifests {
+		got = append(got, m.Platform.OS+"/"+m.Platform.Architecture)
+	}
+	g.Expect(got).To(ConsistOf(want), "%s is published for %v (%s)", ref, got, index.MediaType)
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -329,7 +330,8 @@ func (r *packageRuntime) extractBinary(ctx context.Context, image, path, to stri
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return err
 	}
-	export := exec.CommandContext(ctx, filepath.Join(r.s.o.Tools, "crane"), "export", image, "-")
+	// A package is an index of one image per platform: this machine's runs here.
+	export := exec.CommandContext(ctx, filepath.Join(r.s.o.Tools, "crane"), "export", "--platform", "linux/"+runtime.GOARCH, image, "-")
 	out, err := export.StdoutPipe()
 	if err != nil {
 		return err

@@ -57,14 +57,20 @@ func (s *Stack) Publish(ctx context.Context, version string) error {
 	defer f.Close() //nolint:errcheck // Read only.
 	lines := bufio.NewScanner(f)
 	for lines.Scan() {
-		file, ref, ok := strings.Cut(lines.Text(), " ")
+		files, ref, ok := strings.Cut(lines.Text(), " ")
 		if !ok {
 			return fmt.Errorf("packages.txt: cannot read %q", lines.Text())
 		}
 		if s.pushed[ref] {
 			continue
 		}
-		push := exec.CommandContext(ctx, filepath.Join(s.o.Tools, "crane"), "push", filepath.Join(out, file), s.Mirrored(ref))
+		var paths []string
+		for _, f := range strings.Split(files, ",") {
+			paths = append(paths, filepath.Join(out, f))
+		}
+		// As a user publishes them: one package file per platform becomes an
+		// index of them.
+		push := exec.CommandContext(ctx, filepath.Join(s.o.Tools, "crossplane"), "xpkg", "push", "-f", strings.Join(paths, ","), s.Mirrored(ref))
 		if b, err := push.CombinedOutput(); err != nil {
 			return fmt.Errorf("cannot push %s: %v\n%s", ref, err, b)
 		}

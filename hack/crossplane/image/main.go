@@ -21,19 +21,20 @@ import (
 )
 
 func main() {
-	binary := flag.String("binary", "", "The binary (linux/amd64): the provider's or the composition function's.")
+	binary := flag.String("binary", "", "The binary, built for linux/<arch>: the provider's or the composition function's.")
+	arch := flag.String("arch", "amd64", "The binary's architecture, as GOARCH names it; the image's platform is linux/<arch>.")
 	path := flag.String("path", "usr/local/bin/provider", "Where the binary goes in the image; it is the entrypoint.")
 	caBundle := flag.String("ca-bundle", "/etc/ssl/certs/ca-certificates.crt", "CA certificates to put at /etc/ssl/certs/ca-certificates.crt.")
 	tag := flag.String("tag", "ghcr.io/kyma-project/provider-eventing-auth:dev", "The image's name in the tarball.")
 	out := flag.String("output", "", "Where to write the image tarball.")
 	flag.Parse()
-	if err := build(*binary, *path, *caBundle, *tag, *out); err != nil {
+	if err := build(*binary, *arch, *path, *caBundle, *tag, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
 		os.Exit(1)
 	}
 }
 
-func build(binary, path, caBundle, tag, out string) error {
+func build(binary, arch, path, caBundle, tag, out string) error {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	// A fixed time keeps the layer's digest the same for the same binary.
@@ -74,7 +75,7 @@ func build(binary, path, caBundle, tag, out string) error {
 		return err
 	}
 	cfg = cfg.DeepCopy()
-	cfg.Architecture, cfg.OS = "amd64", "linux"
+	cfg.Architecture, cfg.OS = arch, "linux"
 	cfg.Config.Entrypoint = []string{"/" + path}
 	cfg.Config.User = "65532:65532"
 	cfg.Config.Env = []string{"SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"}
