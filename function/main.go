@@ -6,6 +6,7 @@
 package main
 
 import (
+	"crypto/fips140"
 	"flag"
 	"fmt"
 	"os"
@@ -28,6 +29,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "function-eventing-auth:", err)
 		os.Exit(1)
 	}
+	log.Info("Starting function-eventing-auth", "fips140Module", fips140.Version(), "fips140Enabled", fips140.Enabled(), "fips140Enforced", fips140.Enforced())
 	err = function.Serve(&Function{log: log, ttl: *ttl},
 		function.Listen(*network, *address),
 		function.MTLSCertificates(*certs),

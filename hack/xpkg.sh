@@ -31,9 +31,11 @@ trap 'rm -rf "$bin"' EXIT
 progress_build "image builder" env CGO_ENABLED=0 GOWORK=off GOFLAGS="-mod=readonly -trimpath" go -C "$root/hack/crossplane" build -o "$bin/image" ./image
 providers=() functions=()
 for arch in "${archs[@]}"; do
-  progress_build "provider linux/$arch" env CGO_ENABLED=0 GOOS=linux GOARCH="$arch" \
+  # Go's FIPS 140-3 module v1.0.0, as eventing-auth-manager's image; the
+  # images run both binaries with GODEBUG=fips140=only.
+  progress_build "provider linux/$arch" env CGO_ENABLED=0 GOOS=linux GOARCH="$arch" GOFIPS140=v1.0.0 \
     go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$out/provider-$arch" "$root/cmd/provider"
-  progress_build "composition function linux/$arch" env CGO_ENABLED=0 GOOS=linux GOARCH="$arch" GOWORK=off \
+  progress_build "composition function linux/$arch" env CGO_ENABLED=0 GOOS=linux GOARCH="$arch" GOFIPS140=v1.0.0 GOWORK=off \
     go -C "$root/function" build -trimpath -ldflags "-s -w" -o "$out/function-eventing-auth-$arch" .
 
   "$bin/image" --binary "$out/provider-$arch" --arch "$arch" --tag "ghcr.io/kyma-project/provider-eventing-auth:$version" --output "$bin/provider-image.tar"

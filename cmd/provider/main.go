@@ -3,6 +3,7 @@
 package main
 
 import (
+	"crypto/fips140"
 	"flag"
 	"fmt"
 	"os"
@@ -50,7 +51,8 @@ func main() {
 	p, err := provider.New(cfg, s, provider.Process{Metrics: metrics.Registry, Log: log,
 		SetupFailed: func(err error) { exitOn(err, "controller setup failed") }})
 	exitOn(err, "cannot build the provider")
-	log.Info("Starting provider", "version", version, "poll", s.Poll.String(), "pollRate", s.PollRate, "maxReconcileRate", s.MaxReconcileRate)
+	log.Info("Starting provider", "version", version, "poll", s.Poll.String(), "pollRate", s.PollRate, "maxReconcileRate", s.MaxReconcileRate,
+		"fips140Module", fips140.Version(), "fips140Enabled", fips140.Enabled(), "fips140Enforced", fips140.Enforced())
 	exitOn(p.Manager.Start(ctrl.SetupSignalHandler()), "cannot start controller manager")
 }
 

@@ -3,6 +3,7 @@ package localstack
 import (
 	"archive/tar"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -201,7 +202,7 @@ func (r *packageRuntime) functionProcess(ctx context.Context, fn, image string) 
 	if err != nil {
 		return functionProcess{}, err
 	}
-	p, err := r.s.start(fn, []string{"TLS_SERVER_CERTS_DIR=" + dir}, bin, append([]string{"--address=" + addr}, r.s.o.FunctionArgs[fn]...)...)
+	p, err := r.s.start(fn, append(imageEnv(bin), "TLS_SERVER_CERTS_DIR="+dir), bin, append([]string{"--address=" + addr}, r.s.o.FunctionArgs[fn]...)...)
 	if err != nil {
 		return functionProcess{}, err
 	}
@@ -274,7 +275,7 @@ func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.
 	if r.restarts > 0 {
 		logName += fmt.Sprintf("-restart-%d", r.restarts)
 	}
-	p, err := r.s.start(logName, []string{"KUBECONFIG=" + kubeconfig}, bin, args...)
+	p, err := r.s.start(logName, append(imageEnv(bin), "KUBECONFIG="+kubeconfig), bin, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -325,9 +326,33 @@ const (
 	functionBinary = "usr/local/bin/function"
 )
 
-// extractBinary writes the binary at path in a package's runtime image.
+// imageEnv is the environment the runtime image of the binary at bin sets
+// (its config's Env, as a container runtime sets it), saved beside it.
+func imageEnv(bin string) []string {
+	b, err := os.ReadFile(bin + ".env")
+	if err != nil {
+		return nil
+	}
+	return strings.FieldsFunc(string(b), func(c rune) bool { return c == '\n' })
+}
+
+// extractBinary writes the binary at path in a package's runtime image, and
+// the image's environment beside it (imageEnv).
 func (r *packageRuntime) extractBinary(ctx context.Context, image, path, to string) error {
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	config, err := exec.CommandContext(ctx, filepath.Join(r.s.o.Tools, "crane"), "config", "--platform", "linux/"+runtime.GOARCH, image).Output()
+	if err != nil {
+		return fmt.Errorf("crane config: %w", err)
+	}
+	var c struct {
+		Config struct{ Env []string } `json:"config"`
+	}
+	if err := json.Unmarshal(config, &c); err != nil {
+		return fmt.Errorf("the config of %s: %w", image, err)
+	}
+	if err := os.WriteFile(to+".env", []byte(strings.Join(c.Config.Env, "\n")), 0o644); err != nil {
 		return err
 	}
 	// A package is an index of one image per platform: this machine's runs here.

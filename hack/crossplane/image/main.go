@@ -1,7 +1,7 @@
 // Command image makes a runtime image (the provider's or the composition
 // function's) without Docker: an empty base,
 // one layer with the binary and the machine's CA bundle (IAS is reached
-// over verified TLS), run as a non-root user. It writes a tarball for
+// over verified TLS), run as a non-root user in FIPS 140-only mode. It writes a tarball for
 // `crossplane xpkg build --embed-runtime-image-tarball`.
 package main
 
@@ -78,7 +78,9 @@ func build(binary, arch, path, caBundle, tag, out string) error {
 	cfg.Architecture, cfg.OS = arch, "linux"
 	cfg.Config.Entrypoint = []string{"/" + path}
 	cfg.Config.User = "65532:65532"
-	cfg.Config.Env = []string{"SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"}
+	// The binary is built with Go's FIPS 140-3 module (hack/xpkg.sh);
+	// fips140=only makes any algorithm outside it an error.
+	cfg.Config.Env = []string{"SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt", "GODEBUG=fips140=only"}
 	if img, err = mutate.ConfigFile(img, cfg); err != nil {
 		return err
 	}

@@ -57,9 +57,9 @@ func (cc *ClientCerts) PEM(certPEM, keyPEM []byte) (*ClientCert, error) {
 // with its password. Errors never quote the input.
 func (cc *ClientCerts) PKCS12(bundle []byte, password string) (*ClientCert, error) {
 	return cc.parseOnce(func() (tls.Certificate, error) {
-		key, leaf, chain, err := pkcs12.DecodeChain(bundle, password)
+		key, leaf, chain, err := decodePKCS12(bundle, password)
 		if err != nil {
-			return tls.Certificate{}, errors.New("not a PKCS#12 bundle with a certificate and private key that this password opens")
+			return tls.Certificate{}, err
 		}
 		c := tls.Certificate{Certificate: [][]byte{leaf.Raw}, PrivateKey: key, Leaf: leaf}
 		for _, ca := range chain {
@@ -67,6 +67,22 @@ func (cc *ClientCerts) PKCS12(bundle []byte, password string) (*ClientCert, erro
 		}
 		return c, nil
 	}, []byte("pkcs12"), bundle, []byte(password))
+}
+
+// decodePKCS12 opens a bundle. Under GODEBUG=fips140=only a bundle protected
+// with algorithms outside FIPS 140-3 (the legacy SHA-1, 3DES and RC2) makes
+// the decoder panic: that is an error here, and the provider keeps running.
+func decodePKCS12(bundle []byte, password string) (key any, leaf *x509.Certificate, chain []*x509.Certificate, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.New("a PKCS#12 bundle protected with algorithms that FIPS 140-only mode refuses (SHA-1, 3DES or RC2): export it with AES-256 and SHA-256, or use tls.crt and tls.key")
+		}
+	}()
+	key, leaf, chain, err = pkcs12.DecodeChain(bundle, password)
+	if err != nil {
+		return nil, nil, nil, errors.New("not a PKCS#12 bundle with a certificate and private key that this password opens")
+	}
+	return key, leaf, chain, nil
 }
 
 // parseOnce parses with parse, unless the same input (raw) was parsed before.

@@ -109,6 +109,12 @@ func (c *Client) PKCS12(password string) ([]byte, error) {
 	return pkcs12.Modern.Encode(c.key, c.Cert, nil, password)
 }
 
+// LegacyPKCS12 is the bundle in the legacy encryption (3DES, SHA-1) that
+// older tools export and FIPS 140-3 does not allow.
+func (c *Client) LegacyPKCS12(password string) ([]byte, error) {
+	return pkcs12.LegacyDES.Encode(c.key, c.Cert, nil, password)
+}
+
 // IssueServer signs a certificate that serves and presents name, localhost
 // and 127.0.0.1 (a local process of a test or of the local stack), valid for
 // a day.
