@@ -90,7 +90,7 @@ spec: {channel: regular}
 
   Packages:      kubectl --kubeconfig $MGMT get configurations,providers,functions,managedresourcedefinitions
   Metrics:       http://%[7]s/metrics (curl -s http://%[7]s/metrics | grep eventing_auth_)
-  IAS simulator: %[8]s (counts by operation: %[8]s/_sim/stats)
+  IAS simulator: %[8]s (counts by operation: curl --cacert %[9]s/ias-ca.crt %[8]s/_sim/stats)
   Logs:          %[9]s/*.log
 
 Ctrl-C stops everything started here and removes %[9]s.

@@ -24,6 +24,8 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
 
 const runtimeID = "3f1e2d4c-5b6a-4789-8c0d-e2e000000001"
@@ -32,7 +34,11 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	s := startStack(t, ctx, localstack.Options{ProviderArgs: []string{"--poll=10s", "--debug"}})
+	// The tenant also accepts its system administrator's client certificate.
+	adminCA, err := testcerts.NewCA("IAS administrators")
+	g.Expect(err).NotTo(HaveOccurred())
+	s := startStack(t, ctx, localstack.Options{ProviderArgs: []string{"--poll=10s", "--debug"},
+		Sim: iassim.Options{ClientCA: adminCA.PEM, ClientCertSubject: adminSubject}})
 	const timeout, interval = 2 * time.Minute, 250 * time.Millisecond
 
 	// Installed by Crossplane's package manager from cluster/install.yaml.
@@ -81,6 +87,13 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 		})
 		g.Expect(parts).To(ConsistOf("EventingAuth", "IASApplication", "RuntimeSecret"))
 	}, timeout, time.Second).Should(Succeed())
+
+	// Everything above ran in FIPS 140-only mode: the provider (IAS over TLS
+	// with a password, the runtime's API server over TLS) and the composition
+	// function. IAS with a client certificate too:
+	expectFIPSOnly(g, "the provider", s.Provider().Log())
+	expectFIPSOnly(g, "the composition function", s.Named("function-eventing-auth").Log())
+	certificateLogon(ctx, g, s, adminCA)
 
 	// The platform sets a secret rotation once: this runtime's secret is
 	// replaced without a moment in which it does not work.

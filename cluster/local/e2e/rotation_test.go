@@ -40,10 +40,11 @@ type tokenSampler struct {
 func sampleTokens(ctx context.Context, s *localstack.Stack, interval time.Duration) *tokenSampler {
 	ctx, stop := context.WithCancel(ctx)
 	ts := &tokenSampler{stop: stop, done: make(chan struct{})}
+	c := s.SimClient()
 	go func() {
 		defer close(ts.done)
 		for {
-			ts.add(sampleToken(ctx, s))
+			ts.add(sampleToken(ctx, s, c))
 			select {
 			case <-ctx.Done():
 				return
@@ -69,7 +70,7 @@ func (ts *tokenSampler) Stop() []tokenSample {
 	return ts.samples
 }
 
-func sampleToken(ctx context.Context, s *localstack.Stack) tokenSample {
+func sampleToken(ctx context.Context, s *localstack.Stack, c *http.Client) tokenSample {
 	sec := &corev1.Secret{}
 	if err := s.RuntimeKube.Get(ctx, client.ObjectKey{Namespace: "kyma-system", Name: "eventing-webhook-auth"}, sec); err != nil {
 		if ctx.Err() != nil {
@@ -79,7 +80,7 @@ func sampleToken(ctx context.Context, s *localstack.Stack) tokenSample {
 	}
 	secret := string(sec.Data["client_secret"])
 	smp := tokenSample{hint: secret[:min(4, len(secret))]}
-	code, err := requestToken(ctx, string(sec.Data["token_url"]), string(sec.Data["client_id"]), secret)
+	code, err := requestToken(ctx, c, string(sec.Data["token_url"]), string(sec.Data["client_id"]), secret)
 	switch {
 	case ctx.Err() != nil:
 		return tokenSample{}
@@ -93,7 +94,7 @@ func sampleToken(ctx context.Context, s *localstack.Stack) tokenSample {
 
 // requestToken sends the client credentials grant with Basic auth and returns
 // the status code.
-func requestToken(ctx context.Context, tokenURL, clientID, secret string) (int, error) {
+func requestToken(ctx context.Context, c *http.Client, tokenURL, clientID, secret string) (int, error) {
 	body := url.Values{"grant_type": {"client_credentials"}}.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, strings.NewReader(body))
 	if err != nil {
@@ -101,7 +102,7 @@ func requestToken(ctx context.Context, tokenURL, clientID, secret string) (int, 
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.SetBasicAuth(clientID, secret)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		return 0, err
 	}
@@ -137,7 +138,7 @@ func rotateFromPlatform(ctx context.Context, g Gomega, s *localstack.Stack, runt
 		rotatedAt = time.Now()
 	}, timeout+time.Minute, interval).Should(Succeed())
 	// The runtime holds the new secret; the old one still works in IAS.
-	code, err := requestToken(ctx, string(old.Data["token_url"]), string(old.Data["client_id"]), string(old.Data["client_secret"]))
+	code, err := requestToken(ctx, s.SimClient(), string(old.Data["token_url"]), string(old.Data["client_id"]), string(old.Data["client_secret"]))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(code).To(Equal(http.StatusOK), "the old secret stopped working before the runtime had its successor")
 	time.Sleep(2 * time.Second)

@@ -9,7 +9,10 @@ package localstack
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -418,23 +421,31 @@ func (s *Stack) publish(ctx context.Context) error {
 // ProviderLater) and waits until it does.
 func (s *Stack) StartProvider(ctx context.Context) error { return s.pkgRuntime.allowProvider(ctx) }
 
-// tenant starts the IAS simulator and writes the IAS credentials and the
-// default ClusterProviderConfig.
+// tenant starts the IAS simulator over TLS, as IAS is reached, and writes
+// the IAS credentials, the CA bundle that verifies the tenant and the default
+// ClusterProviderConfig.
 func (s *Stack) tenant(ctx context.Context) error {
 	password := fmt.Sprintf("local-%d", time.Now().UnixNano())
 	o := s.o.Sim
 	o.Username, o.Password = "admin", password
-	sim, err := iassim.New(o).Serve("127.0.0.1:0", false)
+	sim, err := iassim.New(o).Serve("127.0.0.1:0", true)
 	if err != nil {
 		return err
 	}
 	s.Sim = sim
-	creds := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "eventing-auth-ias-creds", Namespace: KCPNamespace},
-		StringData: map[string]string{"username": "admin", "password": password, "url": sim.URL}}
-	if err := s.Kube.Create(ctx, creds); err != nil {
+	if err := os.WriteFile(s.SimCAFile(), sim.CAPEM, 0o644); err != nil {
 		return err
 	}
-	if err := s.apply(ctx, fmt.Sprintf(`
+	creds := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "eventing-auth-ias-creds", Namespace: KCPNamespace},
+		StringData: map[string]string{"username": "admin", "password": password, "url": sim.URL}}
+	ca := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: SimCASecret, Namespace: KCPNamespace},
+		Data: map[string][]byte{"ca.crt": sim.CAPEM}}
+	for _, o := range []client.Object{creds, ca} {
+		if err := s.Kube.Create(ctx, o); err != nil {
+			return err
+		}
+	}
+	return s.apply(ctx, fmt.Sprintf(`
 apiVersion: eventingauth.kyma-project.io/v1alpha1
 kind: ClusterProviderConfig
 metadata:
@@ -442,15 +453,29 @@ metadata:
 spec:
   credentials:
     source: Secret
-    secretRef: {name: eventing-auth-ias-creds, namespace: %s}
+    secretRef: {name: eventing-auth-ias-creds, namespace: %[1]s}
+  caBundleSecretRef: {name: %[3]s, namespace: %[1]s, key: ca.crt}
   # Sent as every app's globalAccount, as eventing-auth-manager's
   # --ias-global-account-id.
-  globalAccount: %s
-`, KCPNamespace, PlatformGlobalAccount)); err != nil {
-		return err
-	}
-	return nil
+  globalAccount: %[2]s
+`, KCPNamespace, PlatformGlobalAccount, SimCASecret))
 }
+
+// SimCASecret is the Secret in KCPNamespace whose ca.crt verifies the tenant.
+const SimCASecret = "eventing-auth-ias-ca"
+
+// SimCAFile is where the CA that verifies the tenant is written.
+func (s *Stack) SimCAFile() string { return filepath.Join(s.Work, "ias-ca.crt") }
+
+// SimClient is an HTTP client that verifies the tenant.
+func (s *Stack) SimClient() *http.Client {
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(s.Sim.CAPEM)
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
+}
+
+// Apply creates the objects of a YAML stream, as kubectl create -f does.
+func (s *Stack) Apply(ctx context.Context, stream string) error { return s.apply(ctx, stream) }
 
 // apply creates the objects of a YAML stream.
 func (s *Stack) apply(ctx context.Context, stream string) error {
