@@ -27,24 +27,12 @@ import (
 // rewritten to the mirror.
 func (r *packageRuntime) providerIdentity(ctx context.Context, rev *unstructured.Unstructured, resolved string) (string, error) {
 	sa := rev.GetName()
-	// Crossplane takes the runtime config from the ImageConfig that best
-	// matches the resolved (rewritten) package, else from the revision.
-	cfg, _, _ := unstructured.NestedString(rev.Object, "spec", "runtimeConfigRef", "name")
-	name, err := r.runtimeConfigFor(ctx, resolved)
+	drc, err := r.runtimeConfig(ctx, rev, resolved)
 	if err != nil {
 		return "", err
 	}
-	if name != "" {
-		cfg = name
-	}
-	drc := &pkgv1beta1.DeploymentRuntimeConfig{}
-	switch err := r.s.Kube.Get(ctx, client.ObjectKey{Name: cfg}, drc); {
-	case err == nil:
-		if t := drc.Spec.ServiceAccountTemplate; t != nil && t.Metadata != nil && t.Metadata.Name != nil {
-			sa = *t.Metadata.Name
-		}
-	case !kerrors.IsNotFound(err):
-		return "", err
+	if t := drc.Spec.ServiceAccountTemplate; t != nil && t.Metadata != nil && t.Metadata.Name != nil {
+		sa = *t.Metadata.Name
 	}
 	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: CrossplaneNamespace, Name: sa}}
 	if err := r.s.Kube.Create(ctx, account); err != nil && !kerrors.IsAlreadyExists(err) {
@@ -83,6 +71,25 @@ func (r *packageRuntime) providerIdentity(ctx context.Context, rev *unstructured
 		return "", err
 	}
 	return path, os.WriteFile(path, kc, 0o600)
+}
+
+// runtimeConfig is the DeploymentRuntimeConfig a revision runs with, empty
+// if it names none that exists: Crossplane takes it from the ImageConfig that
+// best matches the resolved (rewritten) package, else from the revision.
+func (r *packageRuntime) runtimeConfig(ctx context.Context, rev *unstructured.Unstructured, resolved string) (*pkgv1beta1.DeploymentRuntimeConfig, error) {
+	cfg, _, _ := unstructured.NestedString(rev.Object, "spec", "runtimeConfigRef", "name")
+	name, err := r.runtimeConfigFor(ctx, resolved)
+	if err != nil {
+		return nil, err
+	}
+	if name != "" {
+		cfg = name
+	}
+	drc := &pkgv1beta1.DeploymentRuntimeConfig{}
+	if err := r.s.Kube.Get(ctx, client.ObjectKey{Name: cfg}, drc); err != nil && !kerrors.IsNotFound(err) {
+		return nil, err
+	}
+	return drc, nil
 }
 
 // runtimeConfigFor names the DeploymentRuntimeConfig of the ImageConfig whose

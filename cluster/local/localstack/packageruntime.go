@@ -12,8 +12,10 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -40,11 +42,14 @@ type packageRuntime struct {
 	mu sync.Mutex
 	// providerAllowed gates the provider (Options.ProviderLater).
 	providerAllowed bool
-	provider        *process
-	providerRev     string
-	providerExited  time.Time
-	restarts        int
-	functions       map[string]functionProcess // by function name
+	// replicas run the provider of providerRev: the pods of its Deployment.
+	replicas    []*providerReplica
+	providerRev string
+	// backends are the replicas the watcher's Service stand-in sends to.
+	backends       atomic.Pointer[[]*providerReplica]
+	serviceStarted bool
+	restarts    int
+	functions   map[string]functionProcess // by function name
 }
 
 // restartDelay is how long an exited provider stays down before it is restarted.
@@ -234,27 +239,35 @@ func (r *packageRuntime) providerRevision(ctx context.Context, rev *unstructured
 	return errors.Join(err, r.setStatus(ctx, rev, certs, map[string]string{}, p))
 }
 
-// providerProcess runs the provider of an active revision, replacing the
-// process of a previous revision; nil while the provider is held back.
+// providerProcess runs the provider of an active revision as its
+// Deployment's pods, replacing the processes of a previous revision, and
+// restarts a replica that exited, as the kubelet restarts a container. It
+// returns the first replica's process (the revision's health); nil while the
+// provider is held back.
 func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.Unstructured, pkg string) (*process, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.providerAllowed {
 		return nil, nil
 	}
-	if r.providerRev == rev.GetName() {
-		if r.provider.Running() || time.Since(r.providerExited) < restartDelay {
-			return r.provider, nil
+	if r.providerRev == rev.GetName() && len(r.replicas) > 0 {
+		for _, rp := range r.replicas {
+			if rp.p.Running() || time.Since(rp.exited) < restartDelay {
+				continue
+			}
+			// Counted, so tests see it.
+			r.restarts++
+			fmt.Fprintf(r.log, "%s restarting the provider of %s (restart %d); the last log is %s\n", time.Now().Format(time.RFC3339), rev.GetName(), r.restarts, rp.p.log)
+			if err := r.startReplica(rp, fmt.Sprintf("-restart-%d", r.restarts)); err != nil {
+				return nil, err
+			}
 		}
-		// Restarted as a pod's container would be; counted, so tests see it.
-		r.restarts++
-		fmt.Fprintf(r.log, "%s restarting the provider of %s (restart %d); the last log is %s\n", time.Now().Format(time.RFC3339), rev.GetName(), r.restarts, r.provider.log)
+		return r.replicas[0].p, nil
 	}
 	image, _, _ := unstructured.NestedString(rev.Object, "status", "resolvedImage")
 	if image == "" {
 		image = r.s.Mirrored(pkg)
 	}
-	// A restart runs the binary taken out before.
 	bin := filepath.Join(r.s.Work, "revisions", rev.GetName(), "provider")
 	if _, err := os.Stat(bin); err != nil {
 		if err := r.extractBinary(ctx, image, providerBinary, bin); err != nil {
@@ -265,23 +278,20 @@ func (r *packageRuntime) providerProcess(ctx context.Context, rev *unstructured.
 	if err != nil {
 		return nil, fmt.Errorf("cannot give the provider of %s its ServiceAccount: %w", rev.GetName(), err)
 	}
-	if r.provider != nil {
-		r.provider.stop()
-	}
-	// As cluster/install.yaml's runtime config, with the listener on loopback.
-	args := append([]string{"--metrics-bind-address=127.0.0.1:0", "--metrics-secure=false", "--health-probe-bind-address=127.0.0.1:0",
-		"--runtime-watcher-address=" + r.s.WatcherAddr, "--runtime-watcher-client-ca=" + r.s.WatcherClientCA}, r.s.o.ProviderArgs...)
-	logName := "provider-" + rev.GetName()
-	if r.restarts > 0 {
-		logName += fmt.Sprintf("-restart-%d", r.restarts)
-	}
-	p, err := r.s.start(logName, append(imageEnv(bin), "KUBECONFIG="+kubeconfig), bin, args...)
+	replicas, err := r.deployment(ctx, rev, image, bin, kubeconfig)
 	if err != nil {
 		return nil, err
 	}
-	go func() { <-p.done; r.mu.Lock(); r.providerExited = time.Now(); r.mu.Unlock() }()
-	r.provider, r.providerRev = p, rev.GetName()
-	return p, nil
+	for _, rp := range r.replicas {
+		rp.p.stop()
+	}
+	r.replicas, r.providerRev = replicas, rev.GetName()
+	for _, rp := range replicas {
+		if err := r.startReplica(rp, ""); err != nil {
+			return nil, err
+		}
+	}
+	return r.replicas[0].p, nil
 }
 
 // setCondition puts a condition into an object's status.conditions; the
@@ -443,9 +453,19 @@ func (r *packageRuntime) providerRestarts() int {
 	return r.restarts
 }
 
-// current is the provider's process, nil before it starts.
+// current is the provider's process, the leader's of several replicas; nil
+// before it starts.
 func (r *packageRuntime) current() *process {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.provider
+	replicas := slices.Clone(r.replicas)
+	r.mu.Unlock()
+	if len(replicas) == 0 {
+		return nil
+	}
+	if len(replicas) > 1 {
+		if rp := r.leader(replicas); rp != nil {
+			return rp.p
+		}
+	}
+	return replicas[0].p
 }

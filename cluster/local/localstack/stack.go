@@ -64,6 +64,11 @@ type Options struct {
 	// ProviderLater leaves the provider to StartProvider, for what must happen
 	// before it runs (a migration, for one).
 	ProviderLater bool
+	// ReplicasAsInstalled runs the provider as cluster/install.yaml's
+	// DeploymentRuntimeConfig asks: its replicas (two, with leader election)
+	// and its container's arguments, the runtime-watcher port behind a Service
+	// stand-in. Unset: one process, as measured in the benchmarks.
+	ReplicasAsInstalled bool
 	// CorePollInterval is Crossplane core's --poll-interval; default 10s, so
 	// that packages settle quickly in tests (a landscape runs core's 1m).
 	CorePollInterval time.Duration
