@@ -48,8 +48,8 @@ type packageRuntime struct {
 	// backends are the replicas the watcher's Service stand-in sends to.
 	backends       atomic.Pointer[[]*providerReplica]
 	serviceStarted bool
-	restarts    int
-	functions   map[string]functionProcess // by function name
+	restarts       int
+	functions      map[string]functionProcess // by function name
 }
 
 // restartDelay is how long an exited provider stays down before it is restarted.
