@@ -29,7 +29,7 @@ read -r -a archs <<<"${XPKG_ARCHS:-amd64 arm64}"
 # kube-apiserver, kubectl, kube-controller-manager, etcd; the Crossplane CLI,
 # crane, Crossplane core; the image builder, the provider and the function per
 # platform; the stack or its tests.
-PROGRESS_TOTAL=$((8 + 2 * ${#archs[@]}))
+PROGRESS_TOTAL=$((9 + 2 * ${#archs[@]}))
 export PROGRESS_DIR PROGRESS_EPOCH PROGRESS_TOTAL
 bin=$PROGRESS_DIR
 trap 'rm -rf "$bin"' EXIT
