@@ -44,7 +44,10 @@ func sampleTokens(ctx context.Context, s *localstack.Stack, interval time.Durati
 	go func() {
 		defer close(ts.done)
 		for {
-			ts.add(sampleToken(ctx, s, c))
+			if smp := sampleToken(ctx, s, c); ctx.Err() == nil {
+				// A sample the stop cut short says nothing.
+				ts.add(smp)
+			}
 			select {
 			case <-ctx.Done():
 				return
