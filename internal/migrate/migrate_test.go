@@ -11,15 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 const (
@@ -157,9 +156,7 @@ func TestRunRefusesWhileTheOperatorRuns(t *testing.T) {
 // of runtime-a, and objs.
 func managementCluster(t *testing.T, objs ...client.Object) client.Client {
 	t.Helper()
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = apis.AddToScheme(scheme)
+	scheme := fakes.Scheme()
 	kyma := &unstructured.Unstructured{}
 	kyma.SetGroupVersionKind(kinds.Kyma)
 	kyma.SetNamespace(ns)

@@ -8,12 +8,11 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // TestManagementConfigStripsManagedFields: the manager's client, built from
@@ -27,10 +26,7 @@ func TestManagementConfigStripsManagedFields(t *testing.T) {
 			`"status":{"atProvider":{"clientId":"c"}}}`))
 	}))
 	defer srv.Close()
-	scheme := runtime.NewScheme()
-	if err := apis.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
+	scheme := fakes.Scheme()
 	mapper := meta.NewDefaultRESTMapper(nil)
 	mapper.Add(iasv1alpha1.SchemeGroupVersion.WithKind("IASApplication"), meta.RESTScopeNamespace)
 	c, err := client.New(managementConfig(&rest.Config{Host: srv.URL}, 10), client.Options{Scheme: scheme, Mapper: mapper})

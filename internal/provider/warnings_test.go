@@ -9,11 +9,10 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr/funcr"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -30,8 +29,7 @@ func TestWarningsLoggedOnce(t *testing.T) {
 	}))
 	defer srv.Close()
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
+	scheme := fakes.Scheme()
 	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{corev1.SchemeGroupVersion})
 	mapper.Add(corev1.SchemeGroupVersion.WithKind("Secret"), meta.RESTScopeNamespace)
 	c, err := client.New(managementConfig(&rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}, 10),

@@ -5,12 +5,11 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // testShippedWiring: the suite's provider is built as the binary's (package
@@ -29,8 +28,7 @@ func testShippedWiring(t *testing.T) {
 		g.Expect(cached.Status.AtProvider.DataHash).NotTo(BeEmpty())
 	}, timeout, 100*time.Millisecond).Should(Succeed())
 	g.Expect(cached.ManagedFields).To(BeEmpty(), "the cache holds managedFields: not the shipped cache transform")
-	scheme := runtime.NewScheme()
-	g.Expect(apis.AddToScheme(scheme)).To(Succeed())
+	scheme := fakes.Scheme()
 	uncached, err := client.New(mgmtConfig, client.Options{Scheme: scheme})
 	g.Expect(err).NotTo(HaveOccurred())
 	fromServer := &runtimev1alpha1.RuntimeSecret{}

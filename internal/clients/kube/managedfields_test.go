@@ -20,8 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	restwatch "k8s.io/client-go/rest/watch"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // filtered reads in through the filter, the source handing out one byte at a
@@ -232,10 +232,7 @@ func TestStripManagedFields(t *testing.T) {
 // and through the filter.
 func BenchmarkWatchEventDecode(b *testing.B) {
 	event := iasApplicationEvent(b)
-	scheme := runtime.NewScheme()
-	if err := apis.AddToScheme(scheme); err != nil {
-		b.Fatal(err)
-	}
+	scheme := fakes.Scheme()
 	metav1.AddToGroupVersion(scheme, iasv1alpha1.SchemeGroupVersion)
 	codecs := serializer.NewCodecFactory(scheme)
 	info, _ := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)

@@ -5,12 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
@@ -46,8 +45,7 @@ func byConvention(s *corev1.Secret) bool { return strings.HasPrefix(s.Name, "kub
 // the cache; another is read from the API server once and kept while the
 // cache shows its version, read again when it changed, not found once gone.
 func TestUsedSecrets(t *testing.T) {
-	s := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(s)
+	s := fakes.Scheme()
 	creds := types.NamespacedName{Namespace: "kcp-system", Name: "ias-creds"}
 	kubeconfig := types.NamespacedName{Namespace: "kcp-system", Name: "kubeconfig-rt"}
 	teams := types.NamespacedName{Namespace: "team-a", Name: "kubeconfig-rt"}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // TestCheckCertsURL: a certs URL that is not <issuer>/oauth2/certs is said in
@@ -27,7 +28,7 @@ func TestCheckCertsURL(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			log := &eventLog{}
+			log := &fakes.Events{}
 			e := &external{shared: shared{recorder: log}}
 			cr := &v1alpha1.IASApplication{}
 			for _, ep := range tc.observed {
@@ -36,8 +37,8 @@ func TestCheckCertsURL(t *testing.T) {
 			if c := cr.GetCondition(TypeCertsURL); c.Status != tc.status {
 				t.Errorf("condition %s %q, want %s", c.Status, c.Message, tc.status)
 			}
-			if len(log.reasons) != tc.events {
-				t.Errorf("events %v, want %d", log.reasons, tc.events)
+			if len(log.Reasons()) != tc.events {
+				t.Errorf("events %v, want %d", log.Reasons(), tc.events)
 			}
 		})
 	}

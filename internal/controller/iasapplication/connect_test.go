@@ -20,6 +20,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // tenantClients answers as TenantClients and Logons, through their function
@@ -108,7 +109,7 @@ func TestConnect(t *testing.T) {
 			if kyma == "" {
 				kyma = "kcp"
 			}
-			log := &eventLog{}
+			log := &fakes.Events{}
 			c := &connector{shared: shared{kube: &test.MockClient{MockGet: tc.get}, recorder: log}, usage: usage, tenantClients: pool.clients(), logons: pool.logons(),
 				providerConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(8), KymaNamespace: kyma}, told: newToldOnce(clock.RealClock{})}
 			cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "kcp"}}
@@ -120,7 +121,7 @@ func TestConnect(t *testing.T) {
 			if pool.got.URL != tc.wantURL {
 				t.Errorf("client for tenant %q, want %q", pool.got.URL, tc.wantURL)
 			}
-			if diff := cmp.Diff(tc.events, log.reasons); diff != "" {
+			if diff := cmp.Diff(tc.events, log.Reasons()); diff != "" {
 				t.Errorf("events: -want +got:\n%s", diff)
 			}
 		})

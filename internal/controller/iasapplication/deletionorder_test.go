@@ -18,9 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // indexed is b with the RuntimeSecret controller's field indexes, which
@@ -32,10 +32,7 @@ func indexed(b *fake.ClientBuilder) *fake.ClientBuilder {
 
 func testScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
-	s := runtime.NewScheme()
-	if err := apis.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
+	s := fakes.Scheme()
 	return s
 }
 

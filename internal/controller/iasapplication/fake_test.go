@@ -6,10 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
@@ -159,15 +157,6 @@ func (fn publisherFn) PublishConnection(_ context.Context, _ resource.LocalConne
 func (fn publisherFn) UnpublishConnection(context.Context, resource.LocalConnectionSecretOwner, managed.ConnectionDetails) error {
 	return nil
 }
-
-// eventLog records event reasons.
-type eventLog struct{ reasons []string }
-
-func (l *eventLog) Event(_ runtime.Object, e event.Event) {
-	l.reasons = append(l.reasons, string(e.Reason))
-}
-
-func (l *eventLog) WithAnnotations(...string) event.Recorder { return l }
 
 // at is the fixed now of the unit tests.
 var at = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)

@@ -15,15 +15,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
-	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // rotationCounts reads eventing_auth_secret_rotations_total as "succeeded failed".
@@ -72,10 +70,7 @@ type result struct {
 
 func (w world) external(t *testing.T) (*external, *result) {
 	t.Helper()
-	s := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(s)
-	_ = v1alpha1.SchemeBuilder.AddToScheme(s)
-	_ = runtimev1alpha1.SchemeBuilder.AddToScheme(s)
+	s := fakes.Scheme()
 	b := indexed(fake.NewClientBuilder().WithScheme(s)).WithObjects(w.cr.DeepCopy())
 	for _, o := range w.others {
 		b = b.WithObjects(o.DeepCopy())
@@ -85,7 +80,7 @@ func (w world) external(t *testing.T) (*external, *result) {
 	}
 	kube := b.Build()
 	r := &result{}
-	log := &eventLog{}
+	log := &fakes.Events{}
 	e := &external{ias: w.ias, now: func() time.Time { return at }, shared: shared{
 		kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: &created{}, deleted: &deleted{}, checks: &secretChecks{},
 		users:     usersFn(func(string) string { return w.pending }),
@@ -313,8 +308,8 @@ func TestObserve(t *testing.T) {
 				t.Errorf("status.atProvider.retiring has %d, want %d", got, tc.retiring)
 			}
 			if tc.events != nil {
-				log := e.recorder.(*eventLog)
-				if diff := cmp.Diff(tc.events, log.reasons); diff != "" {
+				log := e.recorder.(*fakes.Events)
+				if diff := cmp.Diff(tc.events, log.Reasons()); diff != "" {
 					t.Errorf("events: -want +got:\n%s", diff)
 				}
 			}
@@ -461,7 +456,7 @@ func TestUpdate(t *testing.T) {
 			if diff := cmp.Diff(tc.calls, tc.w.ias.calls); diff != "" {
 				t.Errorf("IAS changes: -want +got:\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.events, e.recorder.(*eventLog).reasons); diff != "" {
+			if diff := cmp.Diff(tc.events, e.recorder.(*fakes.Events).Reasons()); diff != "" {
 				t.Errorf("events: -want +got:\n%s", diff)
 			}
 			if got := len(r.published) > 0; got != tc.published {
@@ -509,7 +504,7 @@ func TestCreateAndDelete(t *testing.T) {
 					t.Errorf("app description = %q, want the marker with this resource as its owner", got)
 				}
 				// crossplane-runtime tells of the creation; a replacement's event would be one more write.
-				if got := e.recorder.(*eventLog).reasons; len(got) != 0 {
+				if got := e.recorder.(*fakes.Events).Reasons(); len(got) != 0 {
 					t.Errorf("events of a creation: %v, want none of the provider's own", got)
 				}
 				return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // ownedBy is an app of this provider that the resource owner owns.
@@ -83,7 +84,7 @@ func TestOneOwner(t *testing.T) {
 				if len(fake.calls) != 0 {
 					t.Errorf("IAS changes %v, want none", fake.calls)
 				}
-				if diff := cmp.Diff(tc.wantEvents, e.recorder.(*eventLog).reasons); diff != "" {
+				if diff := cmp.Diff(tc.wantEvents, e.recorder.(*fakes.Events).Reasons()); diff != "" {
 					t.Errorf("events: -want +got:\n%s", diff)
 				}
 			}

@@ -10,8 +10,6 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
@@ -19,6 +17,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
@@ -33,12 +32,7 @@ func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 	for range 150 {
 		sim.AddApp(iassim.App{Name: uuid.NewString()})
 	}
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apisv1alpha1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			t.Fatal(err)
-		}
-	}
+	scheme := fakes.Scheme()
 	kube := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: "ias"},
 			Data: map[string][]byte{providerconfig.KeyURL: []byte(sim.URL), providerconfig.KeyUsername: []byte("admin"), providerconfig.KeyPassword: []byte("admin-password")}},

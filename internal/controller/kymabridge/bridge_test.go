@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,14 +19,8 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
-
-// events counts the events recorded.
-type events struct{ reasons []event.Reason }
-
-func (e *events) Event(_ runtime.Object, ev event.Event) { e.reasons = append(e.reasons, ev.Reason) }
-
-func (e *events) WithAnnotations(...string) event.Recorder { return e }
 
 // TestReconcileMissingDefinition: while the API server does not serve
 // EventingAuths, a Kyma CR says why and waits for the CRD's watch; once the
@@ -54,10 +47,7 @@ func TestReconcileMissingDefinition(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			scheme := runtime.NewScheme()
-			if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-				t.Fatal(err)
-			}
+			scheme := fakes.Scheme(apiextensionsv1.AddToScheme)
 			b := fake.NewClientBuilder().WithScheme(scheme)
 			if tc.crd != nil {
 				b = b.WithObjects(tc.crd)
@@ -81,7 +71,7 @@ func TestReconcileMissingDefinition(t *testing.T) {
 					return &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: kinds.EventingAuth.Group, Kind: kinds.EventingAuth.Kind}}
 				},
 			}).Build()
-			rec := &events{}
+			rec := &fakes.Events{}
 			r := &bridge{kube: kube, recorder: rec, log: logging.NewNopLogger(), c: Config{Resync: resync}}
 			got, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "kcp-system", Name: "rt-1"}})
 			if err != nil {
@@ -90,8 +80,8 @@ func TestReconcileMissingDefinition(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("result %+v, want %+v", got, tc.want)
 			}
-			if len(rec.reasons) != tc.wantEvents {
-				t.Errorf("events %v, want %d", rec.reasons, tc.wantEvents)
+			if len(rec.Reasons()) != tc.wantEvents {
+				t.Errorf("events %v, want %d", rec.Reasons(), tc.wantEvents)
 			}
 		})
 	}

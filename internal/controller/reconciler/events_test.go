@@ -6,13 +6,8 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/runtime"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
-
-type recorded struct{ events []event.Event }
-
-func (r *recorded) Event(_ runtime.Object, e event.Event)    { r.events = append(r.events, e) }
-func (r *recorded) WithAnnotations(...string) event.Recorder { return r }
 
 func TestWithoutDeletedEvents(t *testing.T) {
 	cases := map[string]struct {
@@ -26,13 +21,13 @@ func TestWithoutDeletedEvents(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := &recorded{}
+			r := &fakes.Events{}
 			WithoutDeletedEvents(r).WithAnnotations("k", "v").Event(nil, tc.e)
 			var want []event.Event
 			if tc.kept {
 				want = []event.Event{tc.e}
 			}
-			if diff := cmp.Diff(want, r.events); diff != "" {
+			if diff := cmp.Diff(want, r.All()); diff != "" {
 				t.Errorf("-want +got:\n%s", diff)
 			}
 		})

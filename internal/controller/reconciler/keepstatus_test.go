@@ -12,12 +12,11 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // TestKeepStatus: the writes of the finalizer and of the creation annotations
@@ -55,8 +54,7 @@ func TestKeepStatus(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			scheme := runtime.NewScheme()
-			_ = apis.AddToScheme(scheme)
+			scheme := fakes.Scheme()
 			stored := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp"}}
 			if tc.finalized {
 				meta.AddFinalizer(stored, managed.FinalizerName)
@@ -105,8 +103,7 @@ func TestRemoveFinalizerFromAStaleRead(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			scheme := runtime.NewScheme()
-			_ = apis.AddToScheme(scheme)
+			scheme := fakes.Scheme()
 			stored := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp", Finalizers: tc.finalizers}}
 			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(stored).WithStatusSubresource(&v1alpha1.RuntimeSecret{}).Build()
 			ctx := context.Background()

@@ -18,14 +18,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 var creds = map[string][]byte{"client_id": []byte("id"), "client_secret": []byte("SECRET"), "token_url": []byte("t"), "certs_url": []byte("c")}
@@ -83,9 +82,7 @@ func TestHash(t *testing.T) {
 }
 
 func TestObserve(t *testing.T) {
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = apis.AddToScheme(scheme)
+	scheme := fakes.Scheme()
 	rs := func(p v1alpha1.RuntimeSecretParameters) *v1alpha1.RuntimeSecret {
 		p.RuntimeID = "rt-1"
 		return &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp"}, Spec: v1alpha1.RuntimeSecretSpec{ForProvider: p}}
@@ -182,14 +179,6 @@ func BenchmarkCompare(b *testing.B) {
 	}
 }
 
-// events records the reasons of the events it is given.
-type events struct{ reasons []string }
-
-func (r *events) Event(_ runtime.Object, e event.Event) {
-	r.reasons = append(r.reasons, string(e.Reason))
-}
-func (r *events) WithAnnotations(...string) event.Recorder { return r }
-
 // TestObserveDeletionOfUnreachableRuntime: a deletion waits for a runtime that
 // does not answer until its time is up, then completes with a Warning event.
 func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
@@ -213,7 +202,7 @@ func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cs := fake.NewClientset()
 			cs.PrependReactor("get", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, tc.err })
-			rec := &events{}
+			rec := &fakes.Events{}
 			e := &external{recorder: rec, runtime: cs.CoreV1(), unreachableDeletion: time.Hour,
 				now: func() time.Time { return deletedAt.Add(tc.after) }}
 			cr := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp", DeletionTimestamp: &metav1.Time{Time: deletedAt}},
@@ -225,8 +214,8 @@ func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
 			if obs.ResourceExists != tc.exists {
 				t.Errorf("exists %v, want %v", obs.ResourceExists, tc.exists)
 			}
-			if tc.event != "" && !slices.Contains(rec.reasons, tc.event) {
-				t.Errorf("events %v, want %s", rec.reasons, tc.event)
+			if tc.event != "" && !slices.Contains(rec.Reasons(), tc.event) {
+				t.Errorf("events %v, want %s", rec.Reasons(), tc.event)
 			}
 		})
 	}

@@ -12,14 +12,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // TestWaitQuietly: a RuntimeSecret made with its IASApplication is left alone
@@ -27,9 +26,7 @@ import (
 // creation; in any other case the managed reconciler runs and says what it
 // waits for.
 func TestWaitQuietly(t *testing.T) {
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = apis.AddToScheme(scheme)
+	scheme := fakes.Scheme()
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	made := now.Add(-10 * time.Second)
 	app := func(name string, edit func(*iasv1alpha1.IASApplication)) *iasv1alpha1.IASApplication {

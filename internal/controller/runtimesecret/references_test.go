@@ -12,9 +12,9 @@ import (
 	"k8s.io/utils/ptr"
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // countingResolver counts the resolutions handed to crossplane-runtime's
@@ -27,8 +27,7 @@ func (c *countingResolver) ResolveReferences(context.Context, resource.Managed) 
 }
 
 func TestReferencesWriteOnlyWhatChanged(t *testing.T) {
-	scheme := runtime.NewScheme()
-	_ = apis.AddToScheme(scheme)
+	scheme := fakes.Scheme()
 	app := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "ns"}}
 	app.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: "app-ias"})
 	rs := func(credentials string) *v1alpha1.RuntimeSecret {

@@ -16,32 +16,23 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/util/workqueue"
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 	"github.com/kyma-project/provider-eventing-auth/test/support/skrwebhook"
 	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
-
-// messages records the events it is given.
-type messages struct{ got []event.Event }
-
-func (r *messages) Event(_ runtime.Object, e event.Event)    { r.got = append(r.got, e) }
-func (r *messages) WithAnnotations(...string) event.Recorder { return r }
 
 // TestObserveTellsRepairs: a Secret that held what it should and no longer
 // does was changed by someone else, and its repair is counted; a change of
 // what it should hold (a new client secret) and a first write are not; the
 // third such change in a row is a fight, told in a Warning naming the writer.
 func TestObserveTellsRepairs(t *testing.T) {
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = apis.AddToScheme(scheme)
+	scheme := fakes.Scheme()
 	old := withData(creds, "client_secret", "OLD")
 	credsSecret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "kcp"}, Data: creds}
 	onRuntime := func(data map[string][]byte) *corev1.Secret {
@@ -94,7 +85,7 @@ func TestObserveTellsRepairs(t *testing.T) {
 			if tc.runtime != nil {
 				objs = append(objs, tc.runtime)
 			}
-			rec := &messages{}
+			rec := &fakes.Events{}
 			e := &external{kube: crfake.NewClientBuilder().WithScheme(scheme).WithRuntimeObjects(credsSecret).Build(), recorder: rec,
 				kubeconfig: "kcp/kubeconfig-rt-1", kubeconfigKey: "config", runtime: fake.NewClientset(objs...).CoreV1(), watcher: w}
 			if _, err := e.Observe(context.Background(), cr); err != nil {
@@ -106,7 +97,7 @@ func TestObserveTellsRepairs(t *testing.T) {
 				}
 			}
 			var fights []event.Event
-			for _, ev := range rec.got {
+			for _, ev := range rec.All() {
 				if ev.Reason == eventSecretFought {
 					fights = append(fights, ev)
 				}
@@ -179,9 +170,7 @@ func repairsCounted(t *testing.T, reg *prometheus.Registry, trigger string) floa
 // Update, not Create (which would record a creation), and the Ready condition
 // ends as it began, transition time and all: the repair writes no status.
 func TestRepairKeepsReadySince(t *testing.T) {
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = apis.AddToScheme(scheme)
+	scheme := fakes.Scheme()
 	since := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
 	cr := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp"}, Spec: v1alpha1.RuntimeSecretSpec{
 		ForProvider: v1alpha1.RuntimeSecretParameters{RuntimeID: "rt-1", CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}}}
@@ -192,7 +181,7 @@ func TestRepairKeepsReadySince(t *testing.T) {
 	onRuntime := fake.NewClientset().CoreV1()
 	e := &external{kube: crfake.NewClientBuilder().WithScheme(scheme).WithRuntimeObjects(
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "kcp"}, Data: creds}).Build(),
-		recorder: &messages{}, kubeconfig: "kcp/kubeconfig-rt-1", kubeconfigKey: "config", runtime: onRuntime}
+		recorder: &fakes.Events{}, kubeconfig: "kcp/kubeconfig-rt-1", kubeconfigKey: "config", runtime: onRuntime}
 
 	obs, err := e.Observe(context.Background(), cr)
 	if err != nil {

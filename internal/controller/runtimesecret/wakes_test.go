@@ -9,21 +9,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
 // TestReaders: a Secret wakes the RuntimeSecrets that read it, except those
 // that read it as the connection Secret of an application not Ready yet.
 func TestReaders(t *testing.T) {
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = apis.AddToScheme(scheme)
+	scheme := fakes.Scheme()
 	rs := func(name, app string) *v1alpha1.RuntimeSecret {
 		p := v1alpha1.RuntimeSecretParameters{RuntimeID: name, CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}
 		if app != "" {
