@@ -151,8 +151,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 			ProviderConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(clientCerts), KymaNamespace: s.KymaNamespace},
 			ListSettle:      s.IASListSettle, InventoryAge: d.inventoryAge, SecretCheck: s.IASSecretCheck,
 			SecretMetrics: secretmetrics.New(p.Metrics)}.Defaulted(),
-		RuntimeSecret: runtimesecret.Config{UnreachableDeletion: s.RuntimeUnreachableDeletion, Runtimes: out.Runtimes,
-			Watcher: out.Watcher}.Defaulted(),
+		RuntimeSecret: runtimeSecretConfig(s, out),
 		KymaBridge: kymabridge.Config{Enabled: s.KymaBridge, Resync: d.bridgeResync, CompositePoll: s.CompositePoll, Workers: d.workers},
 	}
 	if err := eacontroller.SetupGated(mgr, o, configs); err != nil {
@@ -271,4 +270,14 @@ func CacheOptions(s Settings) cache.Options {
 		// memory per runtime matters at thousands of them.
 		DefaultTransform: cache.TransformStripManagedFields(),
 	}
+}
+
+// runtimeSecretConfig hands the RuntimeSecret controller the runtime-watcher
+// listener and its events, if it runs.
+func runtimeSecretConfig(s Settings, p *Provider) runtimesecret.Config {
+	c := runtimesecret.Config{UnreachableDeletion: s.RuntimeUnreachableDeletion, Runtimes: p.Runtimes}
+	if p.Watcher != nil {
+		c.Watcher, c.Events = p.Watcher, p.Watcher.Source()
+	}
+	return c.Defaulted()
 }

@@ -370,18 +370,15 @@ func (l *Listener) limiter(id string) *rate.Limiter {
 }
 
 // TookEvent tells whether an event brought this reconcile of the RuntimeSecret
-// key, and forgets the event. A nil listener (the watcher off) took none.
+// key, and forgets the event.
 func (l *Listener) TookEvent(key ktypes.NamespacedName) bool {
-	return l != nil && l.repairs.takeEvent(key)
+	return l.repairs.takeEvent(key)
 }
 
 // Repairing records that the Secret of RuntimeSecret key was changed or deleted
 // by someone else and is being put back, found by an event or not, and tells
 // whether that makes a fight.
 func (l *Listener) Repairing(key ktypes.NamespacedName, fromEvent bool) Fight {
-	if l == nil {
-		return Fight{}
-	}
 	trigger := TriggerPoll
 	if fromEvent {
 		trigger = TriggerEvent
@@ -394,18 +391,14 @@ func (l *Listener) Repairing(key ktypes.NamespacedName, fromEvent bool) Fight {
 	return f
 }
 
-// Writing notes that the provider writes the Secret of RuntimeSecret key on
-// its runtime, so that the write's own event is taken without a reconcile
-// (echoes); the returned func is called when the write returned, ok when it
-// succeeded. A nil listener (the watcher off) notes nothing.
-func (l *Listener) Writing(key ktypes.NamespacedName) (returned func(ok bool)) {
-	if l == nil {
-		return func(bool) {}
-	}
-	done := l.echoes.writing(key)
-	return func(ok bool) {
-		done()
-		if ok {
+// OwnWrite notes that the provider writes the Secret of RuntimeSecret key on
+// its runtime, so that the write's own event, its echo, brings no reconcile;
+// done is called once the write returned, written when it succeeded.
+func (l *Listener) OwnWrite(key ktypes.NamespacedName) (done func(written bool)) {
+	stop := l.echoes.writing(key)
+	return func(written bool) {
+		stop()
+		if written {
 			l.o.Metrics.writes.Inc()
 		}
 	}

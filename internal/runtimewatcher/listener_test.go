@@ -278,7 +278,7 @@ func TestListenerEchoes(t *testing.T) {
 			for _, s := range tc.steps {
 				switch s {
 				case startWrite:
-					returned = append(returned, l.Writing(rsKey))
+					returned = append(returned, l.OwnWrite(rsKey))
 				case writeReturned:
 					returned[0](true)
 					returned = returned[1:]

@@ -35,6 +35,10 @@ type Fight struct {
 	Wait time.Duration
 	// Started tells that this change started a fight.
 	Started bool
+	// Window is how soon after the one before a change counts towards a
+	// fight, and MaxDelay how long a repair waits at most: what a person
+	// told of the fight needs to know.
+	Window, MaxDelay time.Duration
 }
 
 // repairs remembers, per RuntimeSecret, whether an event waits to be
@@ -91,7 +95,7 @@ func (r *repairs) changed(key types.NamespacedName) Fight {
 		f = v.(fightState)
 	}
 	f.changes++
-	out := Fight{Changes: f.changes, Started: f.changes == FightAfter}
+	out := Fight{Changes: f.changes, Started: f.changes == FightAfter, Window: FightWindow, MaxDelay: FightMaxDelay}
 	if f.changes >= FightAfter {
 		out.Wait = FightMaxDelay
 		if shift := f.changes - FightAfter; shift < 20 {

@@ -3,7 +3,7 @@ package runtimesecret
 import (
 	"time"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // Config is what the RuntimeSecret controller is set up with beyond what all
@@ -14,15 +14,20 @@ type Config struct {
 	// UnreachableDeletion is how long deleting a RuntimeSecret waits for a
 	// runtime that does not answer before it completes without it.
 	UnreachableDeletion time.Duration
-	// Watcher is the runtime-watcher listener, a source of the controller
-	// that finds the RuntimeSecrets with Targets; nil: off.
-	Watcher *runtimewatcher.Listener
+	// Watcher is the runtime-watcher listener, which finds the RuntimeSecrets
+	// of its events with Targets; nil: off.
+	Watcher Watcher
+	// Events is the listener's events, a source of the controller; nil: none.
+	Events source.Source
 }
 
 // Defaulted fills in what is unset.
 func (c Config) Defaulted() Config {
 	if c.UnreachableDeletion <= 0 {
 		c.UnreachableDeletion = DefaultUnreachableDeletion
+	}
+	if c.Watcher == nil {
+		c.Watcher = NoWatcher{}
 	}
 	return c
 }

@@ -44,7 +44,7 @@ func TestObserveAfterOwnDeletion(t *testing.T) {
 			}
 			deleted := newDeletedSecrets()
 			reconcile := func() *external {
-				return &external{recorder: event.NewNopRecorder(), runtime: cs.CoreV1(), deleted: deleted,
+				return &external{recorder: event.NewNopRecorder(), runtime: cs.CoreV1(), deleted: deleted, watcher: NoWatcher{},
 					unreachableDeletion: time.Hour, now: time.Now}
 			}
 			cr := func(uid string) *v1alpha1.RuntimeSecret {

@@ -26,7 +26,6 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
-	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 )
 
 // fieldManager names the provider's writes in a Secret's managedFields, so
@@ -63,8 +62,7 @@ type connector struct {
 	// unreachableDeletion is how long a deletion waits for a runtime that
 	// does not answer.
 	unreachableDeletion time.Duration
-	// watcher is the runtime-watcher listener; nil when it is off.
-	watcher *runtimewatcher.Listener
+	watcher Watcher
 	deleted *deletedSecrets
 }
 
@@ -130,7 +128,7 @@ type external struct {
 
 	unreachableDeletion time.Duration
 	now                 func() time.Time
-	watcher             *runtimewatcher.Listener
+	watcher             Watcher
 	deleted             *deletedSecrets
 
 	want    map[string][]byte // desired data
@@ -261,7 +259,7 @@ func (e *external) changedBySomeoneElse(cr *v1alpha1.RuntimeSecret, last string,
 	}
 	e.recorder.Event(cr, event.Warning(eventSecretFought, fmt.Errorf(
 		"Secret %s/%s on runtime %s was changed or deleted by %s %d times, each within %s of the one before: something fights the provider over it. Its repairs now wait %s, doubling with each further change up to %s; other runtimes are not held back. Stop the other writer; the provider keeps this Secret",
-		ns, name, cr.Spec.ForProvider.RuntimeID, who, f.Changes, runtimewatcher.FightWindow, f.Wait, runtimewatcher.FightMaxDelay)))
+		ns, name, cr.Spec.ForProvider.RuntimeID, who, f.Changes, f.Window, f.Wait, f.MaxDelay)))
 }
 
 // lastWriter names the field manager of the latest write to s that was not the
@@ -347,9 +345,9 @@ func (e *external) create(ctx context.Context, cr *v1alpha1.RuntimeSecret) error
 		Type:       corev1.SecretTypeOpaque,
 		Data:       e.want,
 	}
-	returned := e.watcher.Writing(client.ObjectKeyFromObject(cr))
+	written := e.watcher.OwnWrite(client.ObjectKeyFromObject(cr))
 	_, err := e.runtime.Secrets(ns).Create(ctx, s, metav1.CreateOptions{FieldManager: fieldManager})
-	returned(err == nil)
+	written(err == nil)
 	if kerrors.IsNotFound(err) {
 		return errors.Errorf(errNoNamespace, ns, cr.Spec.ForProvider.RuntimeID)
 	}
@@ -387,9 +385,9 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 		s.Labels = map[string]string{}
 	}
 	maps.Copy(s.Labels, v1alpha1.SecretLabels())
-	returned := e.watcher.Writing(client.ObjectKeyFromObject(cr))
+	written := e.watcher.OwnWrite(client.ObjectKeyFromObject(cr))
 	_, err := e.runtime.Secrets(ns).Update(ctx, s, metav1.UpdateOptions{FieldManager: fieldManager})
-	returned(err == nil)
+	written(err == nil)
 	if err != nil {
 		return managed.ExternalUpdate{}, errors.Wrapf(err, errUpdateOnRuntime, secretName(ns, name), id)
 	}
@@ -417,9 +415,9 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) (mana
 // precondition keeps a Secret created meanwhile by someone else safe.
 func (e *external) delete(ctx context.Context, cr *v1alpha1.RuntimeSecret) error {
 	ns, name := cr.TargetSecret()
-	returned := e.watcher.Writing(client.ObjectKeyFromObject(cr))
+	written := e.watcher.OwnWrite(client.ObjectKeyFromObject(cr))
 	err := e.runtime.Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &e.current.UID}})
-	returned(err == nil)
+	written(err == nil)
 	switch {
 	case err == nil, kerrors.IsNotFound(err):
 		if meta.WasDeleted(cr) {

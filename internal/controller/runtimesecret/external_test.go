@@ -136,6 +136,7 @@ func TestObserve(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			e := &external{
+				watcher:       NoWatcher{},
 				kube:          crfake.NewClientBuilder().WithScheme(scheme).WithRuntimeObjects(tc.mgmt...).Build(),
 				recorder:      event.NewNopRecorder(),
 				kubeconfig:    "kcp/kubeconfig-rt-1",
@@ -203,7 +204,7 @@ func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
 			cs := fake.NewClientset()
 			cs.PrependReactor("get", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, tc.err })
 			rec := &fakes.Events{}
-			e := &external{recorder: rec, runtime: cs.CoreV1(), unreachableDeletion: time.Hour,
+			e := &external{recorder: rec, runtime: cs.CoreV1(), unreachableDeletion: time.Hour, watcher: NoWatcher{},
 				now: func() time.Time { return deletedAt.Add(tc.after) }}
 			cr := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp", DeletionTimestamp: &metav1.Time{Time: deletedAt}},
 				Spec: v1alpha1.RuntimeSecretSpec{ForProvider: v1alpha1.RuntimeSecretParameters{RuntimeID: "rt-1"}}}

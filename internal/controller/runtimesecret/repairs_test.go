@@ -181,7 +181,7 @@ func TestRepairKeepsReadySince(t *testing.T) {
 	onRuntime := fake.NewClientset().CoreV1()
 	e := &external{kube: crfake.NewClientBuilder().WithScheme(scheme).WithRuntimeObjects(
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "kcp"}, Data: creds}).Build(),
-		recorder: &fakes.Events{}, kubeconfig: "kcp/kubeconfig-rt-1", kubeconfigKey: "config", runtime: onRuntime}
+		recorder: &fakes.Events{}, kubeconfig: "kcp/kubeconfig-rt-1", kubeconfigKey: "config", runtime: onRuntime, watcher: NoWatcher{}}
 
 	obs, err := e.Observe(context.Background(), cr)
 	if err != nil {

@@ -82,10 +82,10 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	// runtime at once, not at the next poll: a rotated client secret is deleted
 	// in IAS right after it is replaced.
 	b := ctrl.NewControllerManagedBy(mgr)
-	if c.Watcher != nil {
+	if c.Events != nil {
 		// A runtime's report that its Secret changed: ahead of polls, as any
 		// event.
-		b = b.WatchesRawSource(c.Watcher.Source())
+		b = b.WatchesRawSource(c.Events)
 	}
 	return b.
 		Named(name).
