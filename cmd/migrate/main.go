@@ -25,8 +25,8 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/migrate"
 )
 
@@ -68,7 +68,7 @@ func run(ctx context.Context, namespace, providerConfig string, operator migrate
 	// The tenant is resolved as the provider resolves it for an IASApplication.
 	ref := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Namespace: namespace}}
 	ref.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: providerConfig})
-	tenant, err := providerconfig.Resolver{Certs: ias.NewClientCerts(1), KymaNamespace: namespace}.Resolve(ctx, kube, ref)
+	tenant, err := tenantconfig.Resolver{Certs: ias.NewClientCerts(1), KymaNamespace: namespace}.Resolve(ctx, kube, ref)
 	if err != nil {
 		return fail("cannot resolve the IAS tenant: %v", err)
 	}

@@ -42,12 +42,12 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/kube"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
 	eacontroller "github.com/kyma-project/provider-eventing-auth/internal/controller"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/kymabridge"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
@@ -148,11 +148,11 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 	}
 	configs := eacontroller.Configs{
 		IASApplication: iasapplication.Config{Logons: pool, TenantClients: inventory.New(pool, inventory.NewMetrics(p.Metrics)),
-			ProviderConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(clientCerts), KymaNamespace: s.KymaNamespace},
+			ProviderConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(clientCerts), KymaNamespace: s.KymaNamespace},
 			ListSettle:      s.IASListSettle, InventoryAge: d.inventoryAge, SecretCheck: s.IASSecretCheck,
 			SecretMetrics: secretmetrics.New(p.Metrics)}.Defaulted(),
 		RuntimeSecret: runtimeSecretConfig(s, out),
-		KymaBridge: kymabridge.Config{Enabled: s.KymaBridge, Resync: d.bridgeResync, CompositePoll: s.CompositePoll, Workers: d.workers},
+		KymaBridge:    kymabridge.Config{Enabled: s.KymaBridge, Resync: d.bridgeResync, CompositePoll: s.CompositePoll, Workers: d.workers},
 	}
 	if err := eacontroller.SetupGated(mgr, o, configs); err != nil {
 		return nil, fmt.Errorf("cannot set up controllers: %w", err)

@@ -6,9 +6,9 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
@@ -103,7 +103,7 @@ func DefaultSettings() Settings {
 		RuntimeUnreachableDeletion: runtimesecret.DefaultUnreachableDeletion,
 		RuntimeClientCacheSize:     kymaruntime.DefaultCacheSize,
 		KymaBridge:                 true,
-		KymaNamespace:              providerconfig.DefaultKymaNamespace,
+		KymaNamespace:              tenantconfig.DefaultKymaNamespace,
 		CompositePoll:              kinds.XRPollInterval,
 		WatcherComponent:           runtimewatcher.DefaultComponent,
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 )
 
 // CertificateWarning is how long before its client certificate expires a
@@ -17,7 +17,7 @@ const CertificateWarning = 30 * 24 * time.Hour
 // reportCertificate puts the expiry of the client certificate a ProviderConfig
 // logs in with into the metrics and, from CertificateWarning before it, into
 // one Warning event a day on the ProviderConfig.
-func (c *connector) reportCertificate(cfg providerconfig.Resolved, now time.Time) {
+func (c *connector) reportCertificate(cfg tenantconfig.Resolved, now time.Time) {
 	pc := cfg.ProviderConfig
 	if pc == nil {
 		return

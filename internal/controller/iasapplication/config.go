@@ -5,7 +5,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
@@ -25,7 +25,7 @@ type Config struct {
 	// SecretCheck is how often each app's api secrets are listed at the least.
 	SecretCheck time.Duration
 	// ProviderConfigs resolves a resource's ProviderConfig into its tenant.
-	ProviderConfigs providerconfig.Resolver
+	ProviderConfigs tenantconfig.Resolver
 	// SecretMetrics exports the published client secrets' state; nil: none.
 	SecretMetrics *secretmetrics.Metrics
 }

@@ -19,7 +19,7 @@ import (
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
@@ -68,7 +68,7 @@ func TestConnect(t *testing.T) {
 		},
 		"ProviderConfigUnreadable": {
 			get: test.NewMockGetFn(errBoom),
-			err: errors.Wrapf(errBoom, providerconfig.ErrGet, "ClusterProviderConfig default"),
+			err: errors.Wrapf(errBoom, tenantconfig.ErrGet, "ClusterProviderConfig default"),
 		},
 		"NamespaceNotAdmitted": {
 			get:  config,
@@ -111,7 +111,7 @@ func TestConnect(t *testing.T) {
 			}
 			log := &fakes.Events{}
 			c := &connector{shared: shared{kube: &test.MockClient{MockGet: tc.get}, recorder: log}, usage: usage, tenantClients: pool.clients(), logons: pool.logons(),
-				providerConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(8), KymaNamespace: kyma}, told: newToldOnce(clock.RealClock{})}
+				providerConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(8), KymaNamespace: kyma}, told: newToldOnce(clock.RealClock{})}
 			cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "kcp"}}
 			cr.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: apisv1alpha1.ClusterProviderConfigKind, Name: "default"})
 			_, err := c.Connect(context.Background(), cr)

@@ -20,7 +20,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
@@ -87,7 +87,7 @@ type connector struct {
 	tenantClients TenantClients
 	logons        Logons
 	// providerConfigs resolves the resource's ProviderConfig.
-	providerConfigs providerconfig.Resolver
+	providerConfigs tenantconfig.Resolver
 	// told remembers the rejections of a ProviderConfig's credentials told
 	// (one event per rejection, not one per resource) and the certificate
 	// expiry warnings (one a day per ProviderConfig and certificate).
@@ -139,7 +139,7 @@ func (e *external) checkCertsURL(cr *v1alpha1.IASApplication, ep ias.Endpoints) 
 
 // reportRejected tells the ProviderConfig, once per rejection, that IAS
 // rejected its credentials and that its resources make no call with them.
-func (c *connector) reportRejected(cfg providerconfig.Resolved, at time.Time) {
+func (c *connector) reportRejected(cfg tenantconfig.Resolved, at time.Time) {
 	pc := cfg.ProviderConfig
 	key := fmt.Sprintf("%T/%s/%s", pc, client.ObjectKeyFromObject(pc), at)
 	if !c.told.first("rejected/" + key) {

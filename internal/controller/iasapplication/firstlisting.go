@@ -16,7 +16,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 )
 
 // A start observes every IASApplication once, and each observe reads its
@@ -30,7 +30,7 @@ import (
 // not filled yet. A tenant that no IASApplication uses costs one listing.
 type tenantLister struct {
 	reader          client.Reader
-	providerConfigs providerconfig.Resolver
+	providerConfigs tenantconfig.Resolver
 	listings        listingStarter
 	log             logging.Logger
 }

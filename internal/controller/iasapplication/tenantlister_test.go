@@ -16,7 +16,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/providerconfig"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
@@ -35,7 +35,7 @@ func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 	scheme := fakes.Scheme()
 	kube := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: "ias"},
-			Data: map[string][]byte{providerconfig.KeyURL: []byte(sim.URL), providerconfig.KeyUsername: []byte("admin"), providerconfig.KeyPassword: []byte("admin-password")}},
+			Data: map[string][]byte{tenantconfig.KeyURL: []byte(sim.URL), tenantconfig.KeyUsername: []byte("admin"), tenantconfig.KeyPassword: []byte("admin-password")}},
 		&apisv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"},
 			Spec: apisv1alpha1.ClusterProviderConfigSpec{Credentials: apisv1alpha1.ClusterCredentials{
 				SecretRef: xpv2.SecretReference{Namespace: "crossplane-system", Name: "ias"}}}},
@@ -46,7 +46,7 @@ func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 	).Build()
 	pool := inventory.New(ias.NewPool(ias.PoolOptions{}), nil)
 
-	if err := (tenantLister{reader: kube, providerConfigs: providerconfig.Resolver{Certs: ias.NewClientCerts(8)}, listings: pool, log: logging.NewNopLogger()}).Start(context.Background()); err != nil {
+	if err := (tenantLister{reader: kube, providerConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(8)}, listings: pool, log: logging.NewNopLogger()}).Start(context.Background()); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	released := make(chan struct{})

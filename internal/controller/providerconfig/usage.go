@@ -1,7 +1,7 @@
+// Package providerconfig counts the users of ProviderConfigs and
+// ClusterProviderConfigs, so that one in use cannot be deleted; package
+// clients/ias/tenantconfig resolves them.
 package providerconfig
-
-// The usage-counting controllers: the users of ProviderConfigs and
-// ClusterProviderConfigs are counted, so that one in use cannot be deleted.
 
 import (
 	"context"

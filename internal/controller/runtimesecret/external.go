@@ -62,8 +62,8 @@ type connector struct {
 	// unreachableDeletion is how long a deletion waits for a runtime that
 	// does not answer.
 	unreachableDeletion time.Duration
-	watcher Watcher
-	deleted *deletedSecrets
+	watcher             Watcher
+	deleted             *deletedSecrets
 }
 
 // Connect reads the runtime's kubeconfig. A missing kubeconfig Secret is not

@@ -1,10 +1,9 @@
-// Package providerconfig is the provider's side of ProviderConfigs and
-// ClusterProviderConfigs: resolving the one a managed resource references,
-// with its credentials and CA bundle Secrets, into the IAS tenant package ias
-// calls (here; in Connect, as crossplane/provider-template resolves its
-// ProviderConfig), and counting their users so that one in use cannot be
-// deleted (usage.go).
-package providerconfig
+// Package tenantconfig resolves the ProviderConfig or ClusterProviderConfig a
+// managed resource references, with its credentials and CA bundle Secrets,
+// into the IAS tenant the ias client calls, in Connect, as
+// crossplane/provider-template resolves its ProviderConfig. Package
+// controller/providerconfig counts the configs' users.
+package tenantconfig
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package providerconfig
+package tenantconfig
 
 import (
 	"strings"
