@@ -140,83 +140,38 @@ type external struct {
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.ExternalObservation, error) {
+	// What the runtime held when last seen, before this observation replaces it.
+	last := e.record(cr)
+	fromEvent := e.watcher.TookEvent(client.ObjectKeyFromObject(cr))
+	if meta.WasDeleted(cr) {
+		return e.observeDeletion(ctx, cr)
+	}
 	ns, name := cr.TargetSecret()
 	id := cr.Spec.ForProvider.RuntimeID
-	at := &cr.Status.AtProvider
-	// What the runtime held when last seen, before this observation replaces it.
-	last := at.DataHash
-	e.wasReady = cr.GetCondition(xpv2.TypeReady)
-	at.ClusterID, at.NamespacedName = id, secretName(ns, name)
-	deleting := meta.WasDeleted(cr)
-	fromEvent := e.watcher.TookEvent(client.ObjectKeyFromObject(cr))
-
-	if deleting && e.deleted.has(cr.GetUID()) {
-		// Deleted on the runtime by this process, in the reconcile before.
-		at.DataHash = ""
-		return managed.ExternalObservation{ResourceExists: false}, nil
-	}
 	if e.kubeconfigData == nil && e.runtime == nil {
-		if deleting {
-			e.recorder.Event(cr, event.Normal(eventRuntimeGone, fmt.Sprintf("The kubeconfig Secret %s is gone, so runtime %s is taken to be gone with its Secret %s/%s; deletion completes", e.kubeconfig, id, ns, name)))
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		}
 		return e.wait(cr, fmt.Sprintf("the kubeconfig Secret %s (key %q)", e.kubeconfig, e.kubeconfigKey))
 	}
-	if !deleting {
-		want, waitingFor, err := e.desired(ctx, cr)
-		if err != nil {
-			return managed.ExternalObservation{}, err
-		}
-		if waitingFor != "" {
-			return e.wait(cr, waitingFor)
-		}
-		e.want = want
-	}
-
-	secrets, err := e.secrets(ns)
+	want, waitingFor, err := e.desired(ctx, cr)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	cur, err := secrets.Get(ctx, name, metav1.GetOptions{})
-	switch {
-	case kerrors.IsNotFound(err) && !deleting && last != "":
-		// Deleted by someone else after the provider wrote it: put back as an
-		// update, not as a creation, which would record the creation of
-		// something that existed (two annotation writes, a Creating status).
-		at.DataHash = ""
-		e.changedBySomeoneElse(cr, last, nil, fromEvent)
-		cr.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf("Secret %s/%s on runtime %s was deleted; restoring it", ns, name, id)))
-		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: false, Diff: "deleted"}, nil
-	case kerrors.IsNotFound(err) && !deleting && createdByUpdate(cr):
-		// Not made yet: Update makes it. crossplane-runtime's creation would
-		// record two annotations and a Creating status and take one more
-		// reconcile, for a Secret whose name is fixed and whose creation is safe
-		// to repeat (Observe finds it).
-		at.DataHash = ""
-		cr.SetConditions(xpv2.Creating().WithMessage(fmt.Sprintf("Creating Secret %s/%s on runtime %s", ns, name, id)))
-		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: false, Diff: "missing"}, nil
-	case kerrors.IsNotFound(err):
-		at.DataHash = ""
-		return managed.ExternalObservation{ResourceExists: false}, nil
-	case err != nil && deleting && e.giveUp(cr, err):
-		return managed.ExternalObservation{ResourceExists: false}, nil
-	case err != nil:
-		return managed.ExternalObservation{}, withNote(errors.Wrapf(err, errReadOnRuntime, secretName(ns, name), id), e.deletionNote(cr, err))
+	if waitingFor != "" {
+		return e.wait(cr, waitingFor)
 	}
-	if cur.Labels[v1alpha1.LabelManagedBy] != v1alpha1.ManagedBy {
-		msg := fmt.Sprintf(errNotOurs, secretName(ns, name), id)
-		if deleting {
-			e.recorder.Event(cr, event.Normal(eventLeftUnmanaged, msg))
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		}
-		cr.SetConditions(xpv2.Unavailable().WithMessage(msg))
-		return managed.ExternalObservation{}, errors.New(msg)
+	e.want = want
+	cur, err := e.target(ctx, cr)
+	if err != nil {
+		return managed.ExternalObservation{}, e.readError(cr, err)
+	}
+	if cur == nil {
+		return e.observeMissing(cr, last, fromEvent), nil
+	}
+	if err := ours(cur, id); err != nil {
+		cr.SetConditions(xpv2.Unavailable().WithMessage(err.Error()))
+		return managed.ExternalObservation{}, err
 	}
 	e.current = cur
-	at.DataHash = v1alpha1.DataHash(cur.Data)
-	if deleting {
-		return managed.ExternalObservation{ResourceExists: true}, nil
-	}
+	cr.Status.AtProvider.DataHash = v1alpha1.DataHash(cur.Data)
 	e.changedBySomeoneElse(cr, last, cur, fromEvent)
 	diff := strings.Join(differences(cur, e.want), ", ")
 	if diff == "" {
@@ -225,6 +180,106 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 		cr.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf("Secret %s/%s on runtime %s differs (%s); restoring it", ns, name, id, diff)))
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// record notes in the status which runtime and Secret the resource writes,
+// and what Ready said before this observation; it returns the digest of what
+// the runtime held when last seen.
+func (e *external) record(cr *v1alpha1.RuntimeSecret) (last string) {
+	ns, name := cr.TargetSecret()
+	at := &cr.Status.AtProvider
+	e.wasReady = cr.GetCondition(xpv2.TypeReady)
+	at.ClusterID, at.NamespacedName = cr.Spec.ForProvider.RuntimeID, secretName(ns, name)
+	return at.DataHash
+}
+
+// target reads the Secret on the runtime; nil if there is none.
+func (e *external) target(ctx context.Context, cr *v1alpha1.RuntimeSecret) (*corev1.Secret, error) {
+	ns, name := cr.TargetSecret()
+	secrets, err := e.secrets(ns)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := secrets.Get(ctx, name, metav1.GetOptions{})
+	if kerrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return cur, err
+}
+
+// readError says that reading the Secret on the runtime failed, and, for a
+// deletion held up by it, when the deletion completes anyway.
+func (e *external) readError(cr *v1alpha1.RuntimeSecret, err error) error {
+	ns, name := cr.TargetSecret()
+	return withNote(errors.Wrapf(err, errReadOnRuntime, secretName(ns, name), cr.Spec.ForProvider.RuntimeID), e.deletionNote(cr, err))
+}
+
+// ours refuses a Secret the provider did not make: it is never written or
+// deleted.
+func ours(s *corev1.Secret, runtimeID string) error {
+	if s.Labels[v1alpha1.LabelManagedBy] != v1alpha1.ManagedBy {
+		return errors.Errorf(errNotOurs, secretName(s.Namespace, s.Name), runtimeID)
+	}
+	return nil
+}
+
+// observeMissing is the observation of a Secret that is not on the runtime.
+func (e *external) observeMissing(cr *v1alpha1.RuntimeSecret, last string, fromEvent bool) managed.ExternalObservation {
+	ns, name := cr.TargetSecret()
+	id := cr.Spec.ForProvider.RuntimeID
+	cr.Status.AtProvider.DataHash = ""
+	switch {
+	case last != "":
+		// Deleted by someone else after the provider wrote it: put back as an
+		// update, not as a creation, which would record the creation of
+		// something that existed (two annotation writes, a Creating status).
+		e.changedBySomeoneElse(cr, last, nil, fromEvent)
+		cr.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf("Secret %s/%s on runtime %s was deleted; restoring it", ns, name, id)))
+		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: false, Diff: "deleted"}
+	case createdByUpdate(cr):
+		// Not made yet: Update makes it. crossplane-runtime's creation would
+		// record two annotations and a Creating status and take one more
+		// reconcile, for a Secret whose name is fixed and whose creation is safe
+		// to repeat (Observe finds it).
+		cr.SetConditions(xpv2.Creating().WithMessage(fmt.Sprintf("Creating Secret %s/%s on runtime %s", ns, name, id)))
+		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: false, Diff: "missing"}
+	}
+	return managed.ExternalObservation{ResourceExists: false}
+}
+
+// observeDeletion observes a resource being deleted: the Secret exists for
+// crossplane-runtime to delete only while it is on a runtime that answers
+// and it is the provider's.
+func (e *external) observeDeletion(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.ExternalObservation, error) {
+	ns, name := cr.TargetSecret()
+	id := cr.Spec.ForProvider.RuntimeID
+	at := &cr.Status.AtProvider
+	if e.deleted.has(cr.GetUID()) {
+		// Deleted on the runtime by this process, in the reconcile before.
+		at.DataHash = ""
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	if e.kubeconfigData == nil && e.runtime == nil {
+		e.recorder.Event(cr, event.Normal(eventRuntimeGone, fmt.Sprintf("The kubeconfig Secret %s is gone, so runtime %s is taken to be gone with its Secret %s/%s; deletion completes", e.kubeconfig, id, ns, name)))
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	cur, err := e.target(ctx, cr)
+	switch {
+	case err != nil && e.giveUp(cr, err):
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	case err != nil:
+		return managed.ExternalObservation{}, e.readError(cr, err)
+	case cur == nil:
+		at.DataHash = ""
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	if err := ours(cur, id); err != nil {
+		e.recorder.Event(cr, event.Normal(eventLeftUnmanaged, err.Error()))
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	e.current = cur
+	at.DataHash = v1alpha1.DataHash(cur.Data)
+	return managed.ExternalObservation{ResourceExists: true}, nil
 }
 
 // createdByUpdate tells whether the management policies let Update make a

@@ -163,6 +163,72 @@ func TestObserve(t *testing.T) {
 	}
 }
 
+// TestObserveDeletion: a RuntimeSecret being deleted finds its Secret to
+// delete only on a runtime that answers and only if the Secret is the
+// provider's; it never waits for its inputs (credentials, application).
+func TestObserveDeletion(t *testing.T) {
+	deleting := func() *v1alpha1.RuntimeSecret {
+		return &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "kcp", UID: "rs-uid", DeletionTimestamp: &metav1.Time{Time: time.Now()}},
+			Spec: v1alpha1.RuntimeSecretSpec{ForProvider: v1alpha1.RuntimeSecretParameters{RuntimeID: "rt-1",
+				ApplicationRef: &xpv2.NamespacedReference{Name: "gone"}}}}
+	}
+	target := func(labels map[string]string) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "eventing-webhook-auth", Namespace: "kyma-system", Labels: labels}, Data: creds}
+	}
+	cases := map[string]struct {
+		reason    string
+		onRuntime []runtime.Object
+		noRuntime bool // the kubeconfig Secret is gone
+		deletedBy bool // this process deleted it in the reconcile before
+		exists    bool
+		events    []string
+	}{
+		"ours": {
+			reason:    "the provider's Secret is there to delete, though the application it was made from is gone",
+			onRuntime: []runtime.Object{target(v1alpha1.SecretLabels())}, exists: true,
+		},
+		"gone": {
+			reason: "a Secret that is not there needs no deletion",
+		},
+		"not ours": {
+			reason:    "a Secret the provider did not make is left, and an event says so",
+			onRuntime: []runtime.Object{target(nil)}, events: []string{string(eventLeftUnmanaged)},
+		},
+		"runtime gone": {
+			reason:    "with its kubeconfig Secret gone the runtime is taken to be gone with its Secret",
+			noRuntime: true, events: []string{string(eventRuntimeGone)},
+		},
+		"deleted by this process": {
+			reason:    "the reconcile before deleted it: the runtime is not asked again",
+			onRuntime: []runtime.Object{target(v1alpha1.SecretLabels())}, deletedBy: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rec := &fakes.Events{}
+			e := &external{watcher: NoWatcher{}, recorder: rec, kubeconfig: "kcp/kubeconfig-rt-1", deleted: newDeletedSecrets(),
+				unreachableDeletion: time.Hour, now: time.Now}
+			if !tc.noRuntime {
+				e.runtime = fake.NewClientset(tc.onRuntime...).CoreV1()
+			}
+			cr := deleting()
+			if tc.deletedBy {
+				e.deleted.add(cr.GetUID())
+			}
+			obs, err := e.Observe(context.Background(), cr)
+			if err != nil {
+				t.Fatalf("%s: Observe(): %v", tc.reason, err)
+			}
+			if obs.ResourceExists != tc.exists {
+				t.Errorf("%s: exists %v, want %v", tc.reason, obs.ResourceExists, tc.exists)
+			}
+			if diff := cmp.Diff(tc.events, rec.Reasons()); diff != "" {
+				t.Errorf("%s: events -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
 func withPolicies(cr *v1alpha1.RuntimeSecret, p ...xpv2.ManagementAction) *v1alpha1.RuntimeSecret {
 	cr.SetManagementPolicies(p)
 	return cr
