@@ -164,49 +164,34 @@ type external struct {
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
-	if id := meta.GetExternalName(cr); meta.WasDeleted(cr) && id != "" {
-		// Otherwise IAS is asked below, by UUID, who owns the app: neither
-		// the external name nor the status, which may be stale or forged,
-		// decides a deletion.
-		if e.deleted.gone(cr.GetUID(), id, e.now()) {
-			return managed.ExternalObservation{}, nil
-		}
+	if meta.WasDeleted(cr) {
+		return e.observeDeletion(ctx, cr)
 	}
 	if c, ok := e.created.recall(cr.GetUID(), meta.GetExternalName(cr), cr.Status.AtProvider.SecretsCheckedAt != nil, e.now()); ok {
 		return e.observeCreated(ctx, cr, c)
 	}
-	if _, err := wantedOwner(cr); err != nil && !meta.WasDeleted(cr) {
+	if _, err := wantedOwner(cr); err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	app, adopted, err := e.find(ctx, cr)
 	if conflict := (*OwnerConflictError)(nil); errors.As(err, &conflict) {
 		// Not this resource's app: it keeps no record of it, so that no
-		// deletion takes the fast way to IAS below.
+		// deletion takes the fast way to IAS.
 		cr.Status.AtProvider.ID = ""
-		if meta.WasDeleted(cr) {
-			e.recorder.Event(cr, event.Normal(eventLeftToOwner, fmt.Sprintf("Left IAS application %s to its owner, IASApplication %s", conflict.App, conflict.Owner)))
-			return managed.ExternalObservation{}, nil
-		}
 		return managed.ExternalObservation{}, err
 	}
-	if err != nil || app == nil {
-		if err == nil && !meta.WasDeleted(cr) {
-			// To be created: the Update that records the pending creation
-			// persists the finalizer too, so crossplane-runtime need not write
-			// it alone first. If nothing is created, nothing needs it.
-			meta.AddFinalizer(cr, managed.FinalizerName)
-		}
+	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	if app.Type != ias.TypeCharged {
-		return managed.ExternalObservation{}, errors.Errorf(errNotCharged, appIDName(app.ID, app.Name), app.Type)
+	if app == nil {
+		// To be created: the Update that records the pending creation
+		// persists the finalizer too, so crossplane-runtime need not write it
+		// alone first. If nothing is created, nothing needs it.
+		meta.AddFinalizer(cr, managed.FinalizerName)
+		return managed.ExternalObservation{}, nil
 	}
-	if adopted {
-		meta.SetExternalName(cr, app.ID)
-		e.recorder.Event(cr, event.Normal(eventAdopted, fmt.Sprintf("Adopted the existing IAS application %s named %q", app.ID, app.Name)))
-	}
-	if meta.WasDeleted(cr) {
-		return e.observeDeletion(cr, app), nil
+	if err := e.take(cr, app, adopted); err != nil {
+		return managed.ExternalObservation{}, err
 	}
 	endpoints, err := e.ias.Endpoints(ctx)
 	if err != nil {
@@ -215,7 +200,26 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	at := &cr.Status.AtProvider
 	at.ID, at.ClientID, at.TokenURL, at.CertsURL = app.ID, app.ClientID, endpoints.TokenURL, endpoints.CertsURL
 	e.checkCertsURL(cr, endpoints)
+	return e.observeApp(ctx, cr, app, adopted, endpoints)
+}
 
+// take checks that app is one this provider may manage and, if it was found
+// by name, records it as the resource's (adoption).
+func (e *external) take(cr *v1alpha1.IASApplication, app *ias.Application, adopted bool) error {
+	if app.Type != ias.TypeCharged {
+		return errors.Errorf(errNotCharged, appIDName(app.ID, app.Name), app.Type)
+	}
+	if adopted {
+		meta.SetExternalName(cr, app.ID)
+		e.recorder.Event(cr, event.Normal(eventAdopted, fmt.Sprintf("Adopted the existing IAS application %s named %q", app.ID, app.Name)))
+	}
+	return nil
+}
+
+// observeApp observes the api secrets of the resource's app: which is
+// published, whether one is due for rotation or retirement, and whether the
+// app drifted.
+func (e *external) observeApp(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, adopted bool, endpoints ias.Endpoints) (managed.ExternalObservation, error) {
 	conn, err := e.connectionSecret(ctx, cr)
 	if err != nil {
 		return managed.ExternalObservation{}, err
@@ -428,18 +432,6 @@ func without(secrets []ias.APISecret, id string) []ias.APISecret {
 		}
 	}
 	return out
-}
-
-// observeDeletion tells whether the deletion of cr deletes app: only if IAS
-// records cr as its owner now. An app with no owner recorded was never stamped
-// by cr, so it is not cr's to delete either.
-func (e *external) observeDeletion(cr *v1alpha1.IASApplication, app *ias.Application) managed.ExternalObservation {
-	if owner := recordedOwner(app); owner != ownerOf(cr) {
-		e.recorder.Event(cr, event.Normal(eventLeftToOwner, fmt.Sprintf("Left IAS application %s: IAS records %s as its owner", appIDName(app.ID, app.Name), ownerName(owner))))
-		return managed.ExternalObservation{}
-	}
-	// Only existence matters now: its secrets go with it.
-	return managed.ExternalObservation{ResourceExists: true}
 }
 
 // ownerName names an owner as IAS records it, for an event.
