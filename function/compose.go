@@ -28,7 +28,7 @@ var (
 )
 
 // Annotations on an EventingAuth that the migration from eventing-auth-manager
-// sets (the provider's internal/kinds).
+// sets (the provider's internal/eventingauth).
 const (
 	annotationApplicationID     = "eventingauth.kyma-project.io/application-id"
 	annotationSecretDescription = "eventingauth.kyma-project.io/secret-description"

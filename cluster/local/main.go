@@ -30,7 +30,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 )
 
 const runtimeID = "54f3e0c2-5a8b-4d77-9f3b-1f6a3c2e9d10"
@@ -95,7 +95,7 @@ func demo() error {
 		return err
 	}
 	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(kinds.EventingAuth)
+	xr.SetGroupVersionKind(eventingauth.Kind)
 	key := client.ObjectKey{Namespace: localstack.KCPNamespace, Name: runtimeID}
 	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		if err := s.Kube.Get(ctx, key, xr); err != nil {

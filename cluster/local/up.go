@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 )
 
 // up starts the stack with a runtime ready for a Kyma CR, prints what to try
@@ -48,7 +48,7 @@ metadata:
   namespace: %s
   labels: {%s: ga-local}
 spec: {channel: regular}
-`, kinds.Kyma.GroupVersion(), runtimeID, localstack.KCPNamespace, kinds.LabelGlobalAccount), 0o644); err != nil {
+`, eventingauth.KymaKind.GroupVersion(), runtimeID, localstack.KCPNamespace, eventingauth.LabelGlobalAccount), 0o644); err != nil {
 		return err
 	}
 	// The IAS credentials as they are now, to put back after breaking them;

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
@@ -158,7 +158,7 @@ func managementCluster(t *testing.T, objs ...client.Object) client.Client {
 	t.Helper()
 	scheme := fakes.Scheme()
 	kyma := &unstructured.Unstructured{}
-	kyma.SetGroupVersionKind(kinds.Kyma)
+	kyma.SetGroupVersionKind(eventingauth.KymaKind)
 	kyma.SetNamespace(ns)
 	kyma.SetName(id)
 	old := &unstructured.Unstructured{}
@@ -173,7 +173,7 @@ func managementCluster(t *testing.T, objs ...client.Object) client.Client {
 
 func composite() *unstructured.Unstructured {
 	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(kinds.EventingAuth)
+	xr.SetGroupVersionKind(eventingauth.Kind)
 	xr.SetNamespace(ns)
 	xr.SetName(id)
 	return xr

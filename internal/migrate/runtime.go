@@ -22,7 +22,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 )
 
 // Where the old operator and the provider keep a runtime's credentials.
@@ -58,7 +58,7 @@ func inspect(ctx context.Context, o Options, old *unstructured.Unstructured) (*s
 		return nil, "eventing-auth-manager's EventingAuth is being deleted", nil
 	}
 	s.kyma = &metav1.PartialObjectMetadata{}
-	s.kyma.SetGroupVersionKind(kinds.Kyma)
+	s.kyma.SetGroupVersionKind(eventingauth.KymaKind)
 	if err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.id}, s.kyma); err != nil {
 		if kerrors.IsNotFound(err) {
 			return nil, fmt.Sprintf("there is no Kyma CR %s/%s, so the provider would keep no EventingAuth for it", o.Namespace, s.id), nil
@@ -86,10 +86,10 @@ func inspect(ctx context.Context, o Options, old *unstructured.Unstructured) (*s
 // readProviderObjects finds what the provider or an earlier run made.
 func (s *state) readProviderObjects(ctx context.Context, o Options) (string, error) {
 	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(kinds.EventingAuth)
+	xr.SetGroupVersionKind(eventingauth.Kind)
 	switch err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.id}, xr); {
 	case err == nil:
-		if xr.GetAnnotations()[kinds.AnnotationSecretDescription] != OperatorSecretDescription {
+		if xr.GetAnnotations()[eventingauth.AnnotationSecretDescription] != OperatorSecretDescription {
 			return fmt.Sprintf("the provider already keeps an EventingAuth %s/%s that no migration prepared; it may have given the runtime new credentials", o.Namespace, s.id), nil
 		}
 		s.xr = xr
@@ -253,10 +253,10 @@ func (s *state) prepare(ctx context.Context, o Options) error {
 // applyComposite applies the EventingAuth as the kyma bridge would, with the
 // migration's annotations; withApp names the app to take over.
 func (s *state) applyComposite(ctx context.Context, o Options, withApp bool) error {
-	xr := kinds.DesiredEventingAuth(s.kyma, 0)
-	ann := map[string]string{kinds.AnnotationSecretDescription: OperatorSecretDescription}
+	xr := eventingauth.Desired(s.kyma, 0)
+	ann := map[string]string{eventingauth.AnnotationSecretDescription: OperatorSecretDescription}
 	if withApp {
-		ann[kinds.AnnotationApplicationID] = s.app.ID
+		ann[eventingauth.AnnotationApplicationID] = s.app.ID
 	}
 	xr.SetAnnotations(ann)
 	if err := o.Kube.Apply(ctx, client.ApplyConfigurationFromUnstructured(xr), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/runtimesecret"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 )
 
@@ -104,7 +104,7 @@ func DefaultSettings() Settings {
 		RuntimeClientCacheSize:     kymaruntime.DefaultCacheSize,
 		KymaBridge:                 true,
 		KymaNamespace:              tenantconfig.DefaultKymaNamespace,
-		CompositePoll:              kinds.XRPollInterval,
+		CompositePoll:              eventingauth.XRPollInterval,
 		WatcherComponent:           runtimewatcher.DefaultComponent,
 	}
 }

@@ -15,16 +15,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 )
 
 // newKyma is a Kyma CR as the lifecycle manager makes it: named by the runtime ID.
 func newKyma(ns, runtimeID, globalAccount string) *unstructured.Unstructured {
 	k := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"channel": "regular"}}}
-	k.SetGroupVersionKind(kinds.Kyma)
+	k.SetGroupVersionKind(eventingauth.KymaKind)
 	k.SetNamespace(ns)
 	k.SetName(runtimeID)
-	k.SetLabels(map[string]string{kinds.LabelGlobalAccount: globalAccount})
+	k.SetLabels(map[string]string{eventingauth.LabelGlobalAccount: globalAccount})
 	return k
 }
 
@@ -93,12 +93,12 @@ func testKymaBridge(t *testing.T) {
 	installed := time.Now()
 
 	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(kinds.EventingAuth)
+	xr.SetGroupVersionKind(eventingauth.Kind)
 	key := client.ObjectKeyFromObject(kyma)
 	g.Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, key, xr)).To(Succeed())
 		g.Expect(xr.Object["spec"]).To(Equal(map[string]any{"runtimeId": "8a1d5c3e-bridge"}))
-		g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(kinds.AnnotationKymaGlobalAccount, "ga-1"))
+		g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(eventingauth.AnnotationKymaGlobalAccount, "ga-1"))
 		owner := metav1.GetControllerOf(xr)
 		g.Expect(owner).NotTo(BeNil())
 		g.Expect(owner.Kind).To(Equal("Kyma"))
@@ -109,11 +109,11 @@ func testKymaBridge(t *testing.T) {
 
 	// The global account label changes: so does the XR.
 	g.Expect(k8s.Get(ctx, key, kyma)).To(Succeed())
-	kyma.SetLabels(map[string]string{kinds.LabelGlobalAccount: "ga-2"})
+	kyma.SetLabels(map[string]string{eventingauth.LabelGlobalAccount: "ga-2"})
 	g.Expect(k8s.Update(ctx, kyma)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, key, xr)).To(Succeed())
-		g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(kinds.AnnotationKymaGlobalAccount, "ga-2"))
+		g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(eventingauth.AnnotationKymaGlobalAccount, "ga-2"))
 	}, timeout, 200*time.Millisecond).Should(Succeed())
 
 	// Deleted by hand: back at the next resync.

@@ -31,7 +31,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 	"github.com/kyma-project/provider-eventing-auth/test/support/waitall"
@@ -145,7 +145,7 @@ func (c *composed) watchManaged(ctx context.Context) {
 		to  **objectWatch
 		gvr schema.GroupVersionResource
 	}{
-		{&c.watches.xrs, kinds.EventingAuth.GroupVersion().WithResource("eventingauths")},
+		{&c.watches.xrs, eventingauth.Kind.GroupVersion().WithResource("eventingauths")},
 		{&c.watches.iasApplications, iasv1alpha1.SchemeGroupVersion.WithResource("iasapplications")},
 		{&c.watches.runtimeSecrets, runtimev1alpha1.SchemeGroupVersion.WithResource("runtimesecrets")},
 	} {
@@ -191,10 +191,10 @@ func (c *composed) runtime(ctx context.Context, id string) error {
 // kyma creates runtime id's Kyma CR, as the lifecycle manager would.
 func (c *composed) kyma(ctx context.Context, id string) error {
 	k := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"channel": "regular"}}}
-	k.SetGroupVersionKind(kinds.Kyma)
+	k.SetGroupVersionKind(eventingauth.KymaKind)
 	k.SetNamespace(localstack.KCPNamespace)
 	k.SetName(id)
-	k.SetLabels(map[string]string{kinds.LabelGlobalAccount: "ga-bench"})
+	k.SetLabels(map[string]string{eventingauth.LabelGlobalAccount: "ga-bench"})
 	return c.mgmt.Create(ctx, k)
 }
 
@@ -368,7 +368,7 @@ func (c *composed) deleteAll(ctx context.Context, ids []string) {
 	calls0, start := c.iasCalls(), time.Now()
 	c.each(ctx, ids, func(ctx context.Context, id string) error {
 		k := &unstructured.Unstructured{}
-		k.SetGroupVersionKind(kinds.Kyma)
+		k.SetGroupVersionKind(eventingauth.KymaKind)
 		k.SetNamespace(localstack.KCPNamespace)
 		k.SetName(id)
 		return client.IgnoreNotFound(c.mgmt.Delete(ctx, k))

@@ -23,7 +23,7 @@ import (
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
@@ -55,7 +55,7 @@ func TestKymaToRuntimeSecretAndBack(t *testing.T) {
 
 	// Kyma CR -> a Ready EventingAuth -> an app in IAS and the Secret on the runtime.
 	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(kinds.EventingAuth)
+	xr.SetGroupVersionKind(eventingauth.Kind)
 	key := client.ObjectKey{Namespace: localstack.KCPNamespace, Name: runtimeID}
 	g.Eventually(func(g Gomega) {
 		g.Expect(s.Kube.Get(ctx, key, xr)).To(Succeed())

@@ -27,7 +27,7 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 	"github.com/kyma-project/provider-eventing-auth/internal/migrate"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
@@ -181,7 +181,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 		if r.broken == healthy || r.broken == interruptedBefore {
 			xr := composite(r.id)
 			g.Expect(s.Kube.Get(ctx, client.ObjectKeyFromObject(xr), xr)).To(Succeed())
-			g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(kinds.AnnotationApplicationID, r.appID))
+			g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(eventingauth.AnnotationApplicationID, r.appID))
 		}
 	}
 
@@ -224,7 +224,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 	// The normal lifecycle: a migrated runtime's Kyma CR deleted takes its
 	// Secret and its app with it.
 	gone := runtimes[20]
-	g.Expect(s.Kube.Delete(ctx, named(kinds.Kyma, gone.id))).To(Succeed())
+	g.Expect(s.Kube.Delete(ctx, named(eventingauth.KymaKind, gone.id))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		err := s.RuntimeKube.Get(ctx, client.ObjectKey{Namespace: gone.id, Name: "eventing-webhook-auth"}, &corev1.Secret{})
 		g.Expect(kerrors.IsNotFound(err)).To(BeTrue(), "the Secret is still on the runtime: %v", err)
@@ -284,7 +284,7 @@ func seedOldRuntime(ctx context.Context, s *localstack.Stack, proxy *runtimeProx
 	}
 	old := oldEventingAuth(r.id)
 	old.SetFinalizers([]string{migrate.OperatorFinalizer})
-	old.SetOwnerReferences([]metav1.OwnerReference{*metav1.NewControllerRef(kyma, kinds.Kyma)})
+	old.SetOwnerReferences([]metav1.OwnerReference{*metav1.NewControllerRef(kyma, eventingauth.KymaKind)})
 	if err := s.Kube.Create(ctx, old); err != nil {
 		return err
 	}
@@ -301,7 +301,7 @@ func oldEventingAuth(id string) *unstructured.Unstructured {
 }
 
 func composite(id string) *unstructured.Unstructured {
-	return named(kinds.EventingAuth, id)
+	return named(eventingauth.Kind, id)
 }
 
 // named is the object of that kind named id in kcp-system.

@@ -22,7 +22,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 	"github.com/kyma-project/provider-eventing-auth/internal/provider"
 	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
 )
@@ -58,7 +58,7 @@ func BenchmarkComposedRest(b *testing.B) {
 	n := envInt(b, "BENCH_REST_RUNTIMES", 300)
 	f := time.Duration(scale)
 	d := provider.DefaultSettings()
-	longest := max(functionTTL, kinds.XRPollInterval, localstack.CoreSyncInterval, d.Sync, d.Poll, d.IASSecretCheck) / f
+	longest := max(functionTTL, eventingauth.XRPollInterval, localstack.CoreSyncInterval, d.Sync, d.Poll, d.IASSecretCheck) / f
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute+2*longest)
 	defer cancel()
 	c := newComposed(b, ctx, localstack.Options{
@@ -67,7 +67,7 @@ func BenchmarkComposedRest(b *testing.B) {
 			"--sync=" + (d.Sync / f).String(),
 			"--ias-secret-check=" + (d.IASSecretCheck / f).String(),
 			"--ias-inventory-age=" + (iasapplication.DefaultInventoryAge / f).String(),
-			"--composite-poll-interval=" + (kinds.XRPollInterval / f).String(),
+			"--composite-poll-interval=" + (eventingauth.XRPollInterval / f).String(),
 			// A rate: as many polls in a scaled poll interval as in a default one.
 			fmt.Sprintf("--poll-rate=%d", d.PollRate*scale),
 		},
@@ -313,7 +313,7 @@ func (c *composed) waitXRsReady(ctx context.Context, n int) {
 	deadline := time.Now().Add(10 * time.Minute)
 	for {
 		l := &unstructured.UnstructuredList{}
-		l.SetGroupVersionKind(kinds.EventingAuth.GroupVersion().WithKind("EventingAuthList"))
+		l.SetGroupVersionKind(eventingauth.Kind.GroupVersion().WithKind("EventingAuthList"))
 		if err := c.mgmt.List(ctx, l, client.InNamespace(localstack.KCPNamespace)); err != nil {
 			c.b.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 )
 
 // AddRuntime makes the stack's runtime the Kyma runtime runtimeID: the
@@ -27,10 +27,10 @@ func (s *Stack) AddRuntime(ctx context.Context, runtimeID string) error {
 // CreateKyma creates the Kyma CR of a runtime, as the lifecycle manager would.
 func (s *Stack) CreateKyma(ctx context.Context, runtimeID, globalAccount string) (*unstructured.Unstructured, error) {
 	kyma := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"channel": "regular"}}}
-	kyma.SetGroupVersionKind(kinds.Kyma)
+	kyma.SetGroupVersionKind(eventingauth.KymaKind)
 	kyma.SetNamespace(KCPNamespace)
 	kyma.SetName(runtimeID)
-	kyma.SetLabels(map[string]string{kinds.LabelGlobalAccount: globalAccount})
+	kyma.SetLabels(map[string]string{eventingauth.LabelGlobalAccount: globalAccount})
 	return kyma, s.Kube.Create(ctx, kyma)
 }
 

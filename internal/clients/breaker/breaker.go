@@ -236,7 +236,7 @@ type Target struct {
 	// recalled is the failure a condition recorded (see recall.go), until a
 	// call's outcome replaces it.
 	recalled *Failure
-	// last is the last failure (or refusal of a failing target) said.
+	// last is the last failure (or refusal of a failing target) told to its resources.
 	last *Error
 }
 
@@ -442,20 +442,20 @@ func (t *Target) failure(ctx context.Context, resp *http.Response, err error, re
 		e.Next = t.next()
 		t.hint(ctx, e)
 	}
-	t.said(e)
+	t.rememberFailure(e)
 	return e
 }
 
-// said keeps the last failure the target's resources were told, for them to
+// rememberFailure keeps the last failure the target's resources were told, for them to
 // be told again, word for word, while its probe is out.
-func (t *Target) said(e *Error) {
+func (t *Target) rememberFailure(e *Error) {
 	t.mu.Lock()
 	t.last = e
 	t.mu.Unlock()
 }
 
-// lastSaid is the last failure the target's resources were told, if any.
-func (t *Target) lastSaid() *Error {
+// lastFailure is the last failure the target's resources were told, if any.
+func (t *Target) lastFailure() *Error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.last
@@ -519,12 +519,12 @@ func (t *Target) refuse(ctx context.Context, why refusal) error {
 		// it again, in the same words: no status changes while a probe is out.
 		// They come back once its answer is surely in.
 		hintAt(ctx, e.Next)
-		if last := t.lastSaid(); last != nil {
+		if last := t.lastFailure(); last != nil {
 			return last
 		}
 		return e
 	case refusedOpen, refusedBusy:
-		t.said(e)
+		t.rememberFailure(e)
 	}
 	t.hint(ctx, e)
 	return e

@@ -90,7 +90,7 @@ func (t *Target) refuseRecalled(ctx context.Context, f *Failure) error {
 	t.set.opts.Metrics.refused.WithLabelValues(string(t.set.opts.Kind)).Inc()
 	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: f.Cause, FailedFast: f.FailedFast, Busy: f.Busy, Next: f.Next}
 	t.hint(ctx, e)
-	t.said(e)
+	t.rememberFailure(e)
 	return e
 }
 

@@ -166,7 +166,7 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	rc.Proxy = http.ProxyFromEnvironment
 	guarded := c.breakers.Guard(key, rc.Host)
 	rc.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		return &guard{next: c.tune(rt, key), call: guarded, timeout: c.timeout}
+		return &guard{next: c.configureTransport(rt, key), call: guarded, timeout: c.timeout}
 	}
 	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {
@@ -224,7 +224,7 @@ func digest(kubeconfig []byte) string { return fmt.Sprintf("%x", sha256.Sum256(k
 // certificate. The sessions are kept in the cache shared by all clients,
 // scoped by the kubeconfig's digest, so that they outlive an evicted client
 // and are resumed only with the credentials that made them.
-func (c *Clients) tune(rt http.RoundTripper, digest string) http.RoundTripper {
+func (c *Clients) configureTransport(rt http.RoundTripper, digest string) http.RoundTripper {
 	if t, ok := rt.(*http.Transport); ok {
 		t.IdleConnTimeout = c.idle
 		t.TLSHandshakeTimeout = c.connect

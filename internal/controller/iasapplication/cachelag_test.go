@@ -53,7 +53,7 @@ func TestFindReadsFreshOnlyAfterACreate(t *testing.T) {
 			r := &countingReader{Reader: e.reader}
 			e.reader = r
 			if tc.sentByUs {
-				e.created.try(tc.cr.GetUID())
+				e.created.noteCreateSent(tc.cr.GetUID())
 			}
 			// A create recorded without its app listed yet is an error of its
 			// own (lifecycle_test.go); only the reads matter here.

@@ -27,8 +27,8 @@ type created struct {
 	tried *cache.Expiring
 }
 
-// try records that a create of the resource's app is sent now.
-func (c *created) try(uid types.UID) {
+// noteCreateSent records that a create of the resource's app is sent now.
+func (c *created) noteCreateSent(uid types.UID) {
 	c.triedCreates().Set(uid, struct{}{}, createdTTL)
 }
 

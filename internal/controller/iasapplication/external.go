@@ -22,7 +22,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
@@ -281,7 +281,7 @@ func (e *external) observeCreated(ctx context.Context, cr *v1alpha1.IASApplicati
 
 func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalCreation, error) {
 	ga := e.appGlobalAccount(cr)
-	e.created.try(cr.GetUID())
+	e.created.noteCreateSent(cr.GetUID())
 	desc := ownedDescription(ownerOf(cr))
 	id, err := e.ias.CreateApplication(ctx, ias.ApplicationSpec{Name: cr.AppName(), DisplayName: cr.AppDisplayName(), Description: desc, GlobalAccount: ga})
 	if err != nil {
@@ -410,7 +410,7 @@ func (e *external) appGlobalAccount(cr *v1alpha1.IASApplication) string {
 	if ga := cr.Spec.ForProvider.GlobalAccount; ga != "" {
 		return ga
 	}
-	if ga := cr.GetAnnotations()[kinds.AnnotationKymaGlobalAccount]; e.globalAccountFromKyma && ga != "" {
+	if ga := cr.GetAnnotations()[eventingauth.AnnotationKymaGlobalAccount]; e.globalAccountFromKyma && ga != "" {
 		return ga
 	}
 	return e.globalAccount

@@ -25,19 +25,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 )
 
 const fieldOwner = "provider-eventing-auth/kyma-bridge"
 
 // eventingAuthCRD is the name of the CRD Crossplane makes of the EventingAuth XRD.
-var eventingAuthCRD = "eventingauths." + kinds.EventingAuth.Group
+var eventingAuthCRD = "eventingauths." + eventingauth.Kind.Group
 
 // everyKyma maps the EventingAuth CRD to every Kyma CR: once it exists, each
 // can have its EventingAuth.
 func (r *bridge) everyKyma(ctx context.Context, _ client.Object) []reconcile.Request {
 	l := &metav1.PartialObjectMetadataList{}
-	l.SetGroupVersionKind(kinds.Kyma.GroupVersion().WithKind(kinds.Kyma.Kind + "List"))
+	l.SetGroupVersionKind(eventingauth.KymaKind.GroupVersion().WithKind(eventingauth.KymaKind.Kind + "List"))
 	if err := r.kube.List(ctx, l); err != nil {
 		r.log.Debug("Cannot list Kyma CRs to create their EventingAuths", "error", err)
 		return nil
@@ -54,7 +54,7 @@ func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	if !c.Enabled {
 		return nil
 	}
-	o.Gated(mgr.GetRESTMapper(), "kyma bridge", func() error { return Setup(mgr, o, c) }, kinds.Kyma)
+	o.Gated(mgr.GetRESTMapper(), "kyma bridge", func() error { return Setup(mgr, o, c) }, eventingauth.KymaKind)
 	return nil
 }
 
@@ -64,7 +64,7 @@ func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 // established, instead of each looking again and again.
 func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	kyma := &metav1.PartialObjectMetadata{}
-	kyma.SetGroupVersionKind(kinds.Kyma)
+	kyma.SetGroupVersionKind(eventingauth.KymaKind)
 	r := &bridge{kube: mgr.GetClient(), recorder: event.NewAPIRecorder(mgr.GetEventRecorderFor("kyma-bridge")), log: o.Logger, c: c}
 	// The resyncs go last: a new Kyma CR never waits behind the re-applies of
 	// all the others, which fall due together after a bulk creation.
@@ -86,7 +86,7 @@ type bridge struct {
 
 func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	kyma := &metav1.PartialObjectMetadata{}
-	kyma.SetGroupVersionKind(kinds.Kyma)
+	kyma.SetGroupVersionKind(eventingauth.KymaKind)
 	if err := r.kube.Get(ctx, req.NamespacedName, kyma); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -94,7 +94,7 @@ func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 		// Garbage collection deletes the EventingAuth it controls.
 		return ctrl.Result{}, nil
 	}
-	want := kinds.DesiredEventingAuth(kyma, r.c.CompositePoll)
+	want := eventingauth.Desired(kyma, r.c.CompositePoll)
 	if r.applied(ctx, want) {
 		return ctrl.Result{RequeueAfter: r.c.Resync}, nil
 	}
@@ -110,7 +110,7 @@ func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 		}
 		r.recorder.Event(kyma, event.Warning(eventDefinitionMissing,
 			fmt.Errorf("Cannot create EventingAuth %s/%s: the kind %s is not installed; install the configuration-eventing-auth package (its XRD). It is created as soon as the kind is.",
-				kyma.GetNamespace(), kyma.GetName(), kinds.EventingAuth.GroupKind())))
+				kyma.GetNamespace(), kyma.GetName(), eventingauth.Kind.GroupKind())))
 		return ctrl.Result{RequeueAfter: r.c.Resync}, nil
 	case err != nil:
 		r.recorder.Event(kyma, event.Warning(eventCannotApply, fmt.Errorf("Cannot create or update EventingAuth %s/%s: %w", kyma.GetNamespace(), kyma.GetName(), err)))
@@ -126,11 +126,11 @@ func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 // is applied again; a hand edit of its spec stays until the Kyma CR changes.
 func (r *bridge) applied(ctx context.Context, want client.Object) bool {
 	xr := &metav1.PartialObjectMetadata{}
-	xr.SetGroupVersionKind(kinds.EventingAuth)
+	xr.SetGroupVersionKind(eventingauth.Kind)
 	if err := r.kube.Get(ctx, client.ObjectKeyFromObject(want), xr); err != nil {
 		return false
 	}
-	return xr.GetDeletionTimestamp() == nil && xr.GetAnnotations()[kinds.AnnotationApplied] == want.GetAnnotations()[kinds.AnnotationApplied]
+	return xr.GetDeletionTimestamp() == nil && xr.GetAnnotations()[eventingauth.AnnotationApplied] == want.GetAnnotations()[eventingauth.AnnotationApplied]
 }
 
 // definitionEstablished tells whether the EventingAuth CRD is in the cache

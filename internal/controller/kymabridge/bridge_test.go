@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
-	"github.com/kyma-project/provider-eventing-auth/internal/kinds"
+	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
 
@@ -56,19 +56,19 @@ func TestReconcileMissingDefinition(t *testing.T) {
 				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 					if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
 						switch p.GroupVersionKind() {
-						case kinds.Kyma:
+						case eventingauth.KymaKind:
 							p.SetNamespace(key.Namespace)
 							p.SetName(key.Name)
 							p.SetUID("kyma-uid")
 							return nil
-						case kinds.EventingAuth:
-							return &meta.NoKindMatchError{GroupKind: kinds.EventingAuth.GroupKind()}
+						case eventingauth.Kind:
+							return &meta.NoKindMatchError{GroupKind: eventingauth.Kind.GroupKind()}
 						}
 					}
 					return c.Get(ctx, key, obj, opts...)
 				},
 				Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
-					return &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: kinds.EventingAuth.Group, Kind: kinds.EventingAuth.Kind}}
+					return &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: eventingauth.Kind.Group, Kind: eventingauth.Kind.Kind}}
 				},
 			}).Build()
 			rec := &fakes.Events{}

@@ -1,4 +1,4 @@
-package kinds
+package eventingauth
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-func TestDesiredEventingAuth(t *testing.T) {
+func TestDesired(t *testing.T) {
 	// The label travels as an annotation, never as spec.globalAccount: the
 	// app's globalAccount is the ProviderConfig's unless it asks for the label.
 	cases := map[string]struct {
@@ -24,8 +24,8 @@ func TestDesiredEventingAuth(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			kyma := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "rt-1", Namespace: "kcp-system", UID: types.UID("u-1"), Labels: tc.labels}}
-			xr := DesiredEventingAuth(kyma, 0)
-			if xr.GroupVersionKind() != EventingAuth || xr.GetName() != "rt-1" || xr.GetNamespace() != "kcp-system" {
+			xr := Desired(kyma, 0)
+			if xr.GroupVersionKind() != Kind || xr.GetName() != "rt-1" || xr.GetNamespace() != "kcp-system" {
 				t.Errorf("wrong identity: %s %s/%s", xr.GroupVersionKind(), xr.GetNamespace(), xr.GetName())
 			}
 			if diff := cmp.Diff(tc.spec, xr.Object["spec"]); diff != "" {
@@ -46,13 +46,13 @@ func TestDesiredEventingAuth(t *testing.T) {
 	}
 }
 
-func TestDesiredEventingAuthDigest(t *testing.T) {
+func TestDesiredDigest(t *testing.T) {
 	kyma := func(uid, ga string) *metav1.PartialObjectMetadata {
 		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "rt-1", Namespace: "kcp-system", UID: types.UID(uid),
 			Labels: map[string]string{LabelGlobalAccount: ga}}}
 	}
 	digest := func(k *metav1.PartialObjectMetadata) string {
-		return DesiredEventingAuth(k, 0).GetAnnotations()[AnnotationApplied]
+		return Desired(k, 0).GetAnnotations()[AnnotationApplied]
 	}
 	if a, b := digest(kyma("u-1", "ga-1")), digest(kyma("u-1", "ga-1")); a == "" || a != b {
 		t.Errorf("the same Kyma CR gives digests %q and %q, want one, not empty", a, b)
@@ -65,7 +65,7 @@ func TestDesiredEventingAuthDigest(t *testing.T) {
 	}
 	// A new --composite-poll-interval is applied too.
 	k := kyma("u-1", "ga-1")
-	other := DesiredEventingAuth(k, 10*time.Minute)
+	other := Desired(k, 10*time.Minute)
 	if got := other.GetAnnotations()["crossplane.io/poll-interval"]; got != "10m0s" {
 		t.Errorf("crossplane.io/poll-interval = %q, want 10m0s", got)
 	}

@@ -1,8 +1,8 @@
-// Package kinds holds what the kyma bridge, the migration from
-// eventing-auth-manager and the local stack share of the kinds they connect:
-// the Kyma CR, the EventingAuth composite resource, and the EventingAuth a Kyma
-// CR should have.
-package kinds
+// Package eventingauth is the EventingAuth composite resource as the kyma
+// bridge, the migration from eventing-auth-manager and the local stack share
+// it: its kind, the Kyma CR's it is made from, and the EventingAuth a Kyma CR
+// should have (Desired).
+package eventingauth
 
 import (
 	"cmp"
@@ -20,8 +20,8 @@ import (
 
 // The kinds the kyma bridge connects.
 var (
-	Kyma         = schema.GroupVersionKind{Group: "operator.kyma-project.io", Version: "v1beta2", Kind: "Kyma"}
-	EventingAuth = schema.GroupVersionKind{Group: "composite.eventingauth.kyma-project.io", Version: "v1alpha1", Kind: "EventingAuth"}
+	KymaKind = schema.GroupVersionKind{Group: "operator.kyma-project.io", Version: "v1beta2", Kind: "Kyma"}
+	Kind     = schema.GroupVersionKind{Group: "composite.eventingauth.kyma-project.io", Version: "v1alpha1", Kind: "EventingAuth"}
 )
 
 // LabelGlobalAccount on a Kyma CR names its global account.
@@ -60,17 +60,17 @@ const XRPollInterval = 10 * time.Hour
 // the digest it would write differs, so a Ready runtime costs it no API write.
 const AnnotationApplied = "eventingauth.kyma-project.io/bridge-applied"
 
-// DesiredEventingAuth is the EventingAuth for a Kyma CR, as the bridge applies
+// Desired is the EventingAuth for a Kyma CR, as the bridge applies
 // it, with the digest of its content in AnnotationApplied; core polls it every
 // poll (XRPollInterval if zero).
-func DesiredEventingAuth(kyma client.Object, poll time.Duration) *unstructured.Unstructured {
+func Desired(kyma client.Object, poll time.Duration) *unstructured.Unstructured {
 	poll = cmp.Or(poll, XRPollInterval)
 	xr := &unstructured.Unstructured{}
-	xr.SetGroupVersionKind(EventingAuth)
+	xr.SetGroupVersionKind(Kind)
 	xr.SetName(kyma.GetName())
 	xr.SetNamespace(kyma.GetNamespace())
 	xr.SetAnnotations(map[string]string{xpmeta.AnnotationKeyPollInterval: poll.String()})
-	ref := metav1.NewControllerRef(kyma, Kyma)
+	ref := metav1.NewControllerRef(kyma, KymaKind)
 	// Not blocking the Kyma's deletion: that would need update on kymas/finalizers
 	// where OwnerReferencesPermissionEnforcement is on, and the garbage collector
 	// deletes the EventingAuth after its Kyma either way.
