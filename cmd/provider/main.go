@@ -18,9 +18,10 @@ import (
 )
 
 // gcHeadroom is the least garbage the collector lets build up between
-// collections. At a few hundred runtimes it cuts most of the collector's share
-// of a bring-up's CPU for a little more memory; larger floors saved no
-// more (docs/performance.md, what to request per 1,000 runtimes).
+// collections: with a small heap (a few hundred runtimes) the collector would
+// otherwise run so often that it takes much of a bring-up's CPU; a larger
+// floor costs memory and saves no more (docs/performance.md, what to request
+// per 1,000 runtimes).
 const gcHeadroom = 24 << 20
 
 // version is the package version this binary was built for; hack/xpkg.sh sets it.
@@ -32,9 +33,9 @@ func main() {
 	flag.Parse()
 	if os.Getenv("GOGC") == "" {
 		// Most of the heap is the informer cache, which lives as long as the
-		// process: Go's default target of 100% garbage on top of it doubled the
-		// resident memory for little GC work saved. A small heap still gets
-		// gcHeadroom of garbage between collections (docs/performance.md).
+		// process: Go's default target of 100% garbage on top of it would
+		// double the resident memory for little GC work saved. A small heap
+		// still gets gcHeadroom of garbage between collections.
 		gcheadroom.Keep(50, gcHeadroom)
 	}
 

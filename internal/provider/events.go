@@ -48,8 +48,8 @@ func (b *ownSink) StartRecordingToSink(sink record.EventSink) watch.Interface {
 
 // newEventSink writes events to the API server at cfg in protobuf, through
 // hc. In JSON, encoding each, decoding the answer and passing it through the
-// managedFields filter was a large part of the CPU of a deletion's
-// reconciles, which write events.
+// managedFields filter is a large part of the CPU of a deletion's reconciles,
+// which write events.
 func newEventSink(cfg *rest.Config, hc *http.Client) (record.EventSink, error) {
 	pc := rest.CopyConfig(cfg)
 	kube.PreferProtobuf(pc)

@@ -16,8 +16,8 @@ import (
 // none, so the API server keeps its own. client-go decodes a JSON watch event
 // in seven passes over its bytes (framing, two kind lookups, two validations,
 // two unmarshals) and each pass costs in proportion to the bytes, so the
-// managedFields of custom resources, which have no protobuf, were a visible
-// share of the provider's CPU. Answers in other encodings (protobuf for
+// managedFields of custom resources, which have no protobuf, would be a
+// visible share of the provider's CPU. Answers in other encodings (protobuf for
 // built-in kinds) pass unchanged.
 func StripManagedFields(next http.RoundTripper) http.RoundTripper {
 	return managedFieldsStripping{next: next}

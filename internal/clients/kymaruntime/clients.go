@@ -27,9 +27,9 @@ const (
 	// them would still hold its client. A client built again parses its
 	// kubeconfig and TLS material again. Every client that has made its calls
 	// holds memory (BenchmarkClientsHeld, its TLS sessions counted), and at
-	// 10,000 runtimes polls keep the cache full: larger sizes took the
-	// provider past its memory budget there, this one keeps it within
-	// (BenchmarkSteady; the figures are in docs/performance.md).
+	// thousands of runtimes polls keep the cache full, so its size bounds that
+	// memory; this size keeps 10,000 runtimes within the memory budget
+	// (BenchmarkSteady; docs/performance.md).
 	DefaultCacheSize = 100
 	// DefaultSessionCacheSize keeps the TLS sessions of the runtimes
 	// connected to last, beyond the clients kept: a runtime's next
@@ -43,7 +43,7 @@ const (
 	// calls, which follow each other within milliseconds; the next reconcile of
 	// that runtime comes seconds or minutes later. Each open connection holds
 	// TLS and HTTP buffers, so connections kept open for seconds at hundreds of
-	// reconciles per second were the provider's largest memory.
+	// reconciles per second would be the provider's largest memory.
 	DefaultIdleTimeout = time.Second
 	// DefaultConnectTimeout bounds the TCP connect and the TLS handshake: a
 	// healthy API server completes both in well under a second, while a runtime

@@ -19,9 +19,10 @@ import (
 // Updates in the middle of a reconcile, after Observe (and Create) set the
 // status in memory and before it writes that status. An Update decodes the API
 // server's answer into the object, status and all, so the status written at
-// the end was the one from before Observe: a RuntimeSecret's first status
-// write showed no Ready condition at all and needed a second write, and an
-// IASApplication's Creating status missed the ID and secret its Create found.
+// the end would be the one from before Observe: a RuntimeSecret's first status
+// write would show no Ready condition at all and need a second write, and an
+// IASApplication's Creating status would miss the ID and secret its Create
+// found.
 // These wrappers keep the status the reconcile set.
 
 // KeepStatusFinalizer adds and removes the finalizer name as

@@ -13,9 +13,9 @@ const deletedMemory = 4096
 // process deleted on the runtime during their deletion. crossplane-runtime
 // observes once more after a successful Delete before it removes the
 // finalizer; that observation needs no call to the runtime. At hundreds of
-// deletions at once, the runtime's client had left the cache by then, so it
-// cost a new client, a full TLS handshake and a GET per runtime. After a
-// restart nothing is remembered and the runtime is asked, as before.
+// deletions at once the runtime's client has left the cache by then, so asking
+// would cost a new client, a full TLS handshake and a GET per runtime. After
+// a restart nothing is remembered and the runtime is asked.
 type deletedSecrets struct{ uids *lru.Cache }
 
 func newDeletedSecrets() *deletedSecrets { return &deletedSecrets{uids: lru.New(deletedMemory)} }

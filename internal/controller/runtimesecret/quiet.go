@@ -30,8 +30,8 @@ const QuietWait = 30 * time.Second
 // the runtime yet) and not a Waiting status that the Ready status replaces a
 // moment later. The application's readiness wakes it (readinessChanged), and
 // one reconcile then writes the finalizer, the resolved reference and the
-// outcome. Each Waiting status had cost a write and a watch event for every
-// reader of the kind, per runtime at bring-up.
+// outcome. A Waiting status costs a write and a watch event for every reader
+// of the kind, per runtime at bring-up.
 //
 // It keeps quiet only within QuietWait of the RuntimeSecret's creation, while
 // it has no status and no finalizer, and while the application is missing or
