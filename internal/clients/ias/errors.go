@@ -10,6 +10,18 @@ import (
 // errOperation names the IAS operation a failure of a call happened in.
 const errOperation = "IAS %s"
 
+// Errors of a tenant URL (ValidateURL); they never repeat the URL, which may
+// hold a mistyped credential.
+const (
+	errURLInvalid     = "not a valid URL: it must look like https://<tenant>.accounts.ondemand.com"
+	errURLCredentials = "the URL must not carry credentials; put them under username and password"
+	errURLNotBase     = "the URL must be the tenant's base URL, without path, query or fragment"
+	// errURLRemoteHTTP: the host.
+	errURLRemoteHTTP = "http is allowed only to a loopback host; %s needs https"
+	// errURLScheme: the scheme.
+	errURLScheme = "scheme %q is not supported; use https"
+)
+
 // APIError is an answer from IAS other than the expected success. It carries the
 // operation, the status code and IAS's own message, never request data.
 type APIError struct {

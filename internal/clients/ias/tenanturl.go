@@ -1,10 +1,11 @@
 package ias
 
 import (
-	"fmt"
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/loopback"
 )
@@ -16,22 +17,22 @@ import (
 func ValidateURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Opaque != "" {
-		return "", fmt.Errorf("not a valid URL: it must look like https://<tenant>.accounts.ondemand.com")
+		return "", errors.New(errURLInvalid)
 	}
 	if u.User != nil {
-		return "", fmt.Errorf("the URL must not carry credentials; put them under username and password")
+		return "", errors.New(errURLCredentials)
 	}
 	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("the URL must be the tenant's base URL, without path, query or fragment")
+		return "", errors.New(errURLNotBase)
 	}
 	switch u.Scheme {
 	case "https":
 	case "http":
 		if !loopback.Host(strings.ToLower(u.Hostname())) {
-			return "", fmt.Errorf("http is allowed only to a loopback host; %s needs https", u.Hostname())
+			return "", errors.Errorf(errURLRemoteHTTP, u.Hostname())
 		}
 	default:
-		return "", fmt.Errorf("scheme %q is not supported; use https", u.Scheme)
+		return "", errors.Errorf(errURLScheme, u.Scheme)
 	}
 	return u.Scheme + "://" + canonicalHost(u), nil
 }

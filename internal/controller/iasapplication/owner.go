@@ -59,7 +59,7 @@ func wantedOwner(cr *v1alpha1.IASApplication) (string, error) {
 	}
 	ns, name, found := strings.Cut(to, "/")
 	if !found || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
-		return "", fmt.Errorf(errHandOverTarget, AnnotationHandOverTo, to)
+		return "", errors.Errorf(errHandOverTarget, AnnotationHandOverTo, to)
 	}
 	return to, nil
 }

@@ -184,16 +184,28 @@ func TestHandOverNeedsTheTargetsClaim(t *testing.T) {
 // TestHandOverTargetChecked: a hand-over annotation that names no resource is
 // an error, and nothing is sent to IAS.
 func TestHandOverTargetChecked(t *testing.T) {
-	for _, to := range []string{"", "rt", "a/b/c", "Bad_NS/rt", "ns/"} {
-		cr := newCR(withExternalName(appID), handingOverTo(to))
-		fake := &fakeIAS{apps: []ias.Application{ownedBy("ns/rt")}}
-		e, _ := world{cr: cr, ias: fake}.external(t)
-		if _, err := e.Observe(context.Background(), cr); err == nil || !strings.Contains(err.Error(), AnnotationHandOverTo) {
-			t.Errorf("hand over to %q: Observe() = %v, want an error naming the annotation", to, err)
-		}
-		if fake.reads+len(fake.calls) != 0 {
-			t.Errorf("hand over to %q: %d reads, changes %v; want none", to, fake.reads, fake.calls)
-		}
+	cases := map[string]struct {
+		reason, to string
+	}{
+		"empty":         {"an empty annotation names no resource", ""},
+		"no namespace":  {"a name alone leaves the namespace open", "rt"},
+		"three parts":   {"a resource is named by two parts", "a/b/c"},
+		"bad namespace": {"a namespace is a DNS label", "Bad_NS/rt"},
+		"no name":       {"a namespace alone names no resource", "ns/"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr := newCR(withExternalName(appID), handingOverTo(tc.to))
+			fake := &fakeIAS{apps: []ias.Application{ownedBy("ns/rt")}}
+			e, _ := world{cr: cr, ias: fake}.external(t)
+			_, err := e.Observe(context.Background(), cr)
+			if diff := cmp.Diff(errors.Errorf(errHandOverTarget, AnnotationHandOverTo, tc.to), err, test.EquateErrors()); diff != "" {
+				t.Errorf("%s: Observe() error -want +got:\n%s", tc.reason, diff)
+			}
+			if fake.reads+len(fake.calls) != 0 {
+				t.Errorf("%s: %d reads, changes %v; want none", tc.reason, fake.reads, fake.calls)
+			}
+		})
 	}
 }
 

@@ -5,6 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
@@ -32,22 +36,44 @@ func TestLogon(t *testing.T) {
 		t.Fatal(err)
 	}
 	const secret = "credentials Secret ns/creds of ProviderConfig ns/ias"
+	expiredCert, err := ias.NewClientCerts(1).PEM(expired.CertPEM, expired.KeyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := map[string]struct {
-		data map[string]string
-		// want: "password", "certificate" or an error text.
-		want string
+		reason string
+		data   map[string]string
+		// logon is "password" or "certificate" when the logon is read.
+		logon string
+		err   error
 	}{
-		"password":                   {data: map[string]string{"username": "admin", "password": "pw-s3cr3t"}, want: "password"},
-		"PEM certificate":            {data: map[string]string{"tls.crt": string(valid.CertPEM), "tls.key": string(valid.KeyPEM)}, want: "certificate"},
-		"PKCS#12 certificate":        {data: map[string]string{"pkcs12": string(p12), "pkcs12Password": "p12-s3cr3t"}, want: "certificate"},
-		"both":                       {data: map[string]string{"username": "admin", "password": "pw-s3cr3t", "tls.crt": string(valid.CertPEM), "tls.key": string(valid.KeyPEM)}, want: "holds both a password (keys username, password) and a client certificate (keys tls.crt, tls.key)"},
-		"neither":                    {data: map[string]string{}, want: "holds no credentials"},
-		"two certificates":           {data: map[string]string{"tls.crt": string(valid.CertPEM), "tls.key": string(valid.KeyPEM), "pkcs12": string(p12)}, want: "holds two client certificates"},
-		"password without user":      {data: map[string]string{"password": "pw-s3cr3t"}, want: `has no key "username"`},
-		"certificate without key":    {data: map[string]string{"tls.crt": string(valid.CertPEM)}, want: `has no key "tls.key"`},
-		"key of another certificate": {data: map[string]string{"tls.crt": string(valid.CertPEM), "tls.key": string(other.KeyPEM)}, want: "keys tls.crt and tls.key of " + secret + ": not a PEM certificate with its matching PEM private key"},
-		"wrong PKCS#12 password":     {data: map[string]string{"pkcs12": string(p12), "pkcs12Password": "wrong-s3cr3t"}, want: "keys pkcs12 and pkcs12Password of " + secret},
-		"expired certificate":        {data: map[string]string{"tls.crt": string(expired.CertPEM), "tls.key": string(expired.KeyPEM)}, want: "expired at"},
+		"password": {reason: "a username and password are a password logon",
+			data: map[string]string{"username": "admin", "password": "pw-s3cr3t"}, logon: "password"},
+		"PEM certificate": {reason: "tls.crt and tls.key are a certificate logon",
+			data: map[string]string{"tls.crt": string(valid.CertPEM), "tls.key": string(valid.KeyPEM)}, logon: "certificate"},
+		"PKCS#12 certificate": {reason: "a PKCS#12 bundle with its password is a certificate logon",
+			data: map[string]string{"pkcs12": string(p12), "pkcs12Password": "p12-s3cr3t"}, logon: "certificate"},
+		"both": {reason: "a password and a certificate leave it unclear which to use",
+			data: map[string]string{"username": "admin", "password": "pw-s3cr3t", "tls.crt": string(valid.CertPEM), "tls.key": string(valid.KeyPEM)},
+			err:  errors.Errorf(errBothLogons, secret, "tls.crt, tls.key")},
+		"neither": {reason: "a Secret without credentials is refused",
+			data: map[string]string{}, err: errors.Errorf(errNoLogon, secret)},
+		"two certificates": {reason: "a PEM certificate and a PKCS#12 bundle leave it unclear which to use",
+			data: map[string]string{"tls.crt": string(valid.CertPEM), "tls.key": string(valid.KeyPEM), "pkcs12": string(p12)},
+			err:  errors.Errorf(errTwoCertificates, secret)},
+		"password without user": {reason: "a password logon needs both keys",
+			data: map[string]string{"password": "pw-s3cr3t"}, err: errors.Errorf(errNoPasswordKey, secret, KeyUsername)},
+		"certificate without key": {reason: "a PEM logon needs both keys",
+			data: map[string]string{"tls.crt": string(valid.CertPEM)}, err: errors.Errorf(errNoPEMKey, secret, KeyTLSKey)},
+		"key of another certificate": {reason: "a key must match its certificate",
+			data: map[string]string{"tls.crt": string(valid.CertPEM), "tls.key": string(other.KeyPEM)},
+			err:  errors.Wrapf(errors.New("not a PEM certificate with its matching PEM private key"), errPEM, secret)},
+		"wrong PKCS#12 password": {reason: "a bundle its password does not open is refused",
+			data: map[string]string{"pkcs12": string(p12), "pkcs12Password": "wrong-s3cr3t"},
+			err:  errors.Wrapf(errors.New("not a PKCS#12 bundle with a certificate and private key that this password opens"), errPKCS12, secret)},
+		"expired certificate": {reason: "an expired certificate is refused before any call",
+			data: map[string]string{"tls.crt": string(expired.CertPEM), "tls.key": string(expired.KeyPEM)},
+			err:  errors.Errorf(errCertificateInvalid, secret, expiredCert.CheckValidity(now).Error())},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -57,23 +83,22 @@ func TestLogon(t *testing.T) {
 			}
 			var tn ias.Tenant
 			err := Resolver{Certs: ias.NewClientCerts(8)}.logon(&tn, data, secret, now)
-			switch tc.want {
+			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
+				t.Fatalf("%s: logon error -want +got:\n%s", tc.reason, diff)
+			}
+			switch tc.logon {
 			case "password":
-				if err != nil || tn.Username != "admin" || tn.ClientCert != nil {
-					t.Fatalf("logon: %v, user %q, certificate %v; want a password logon", err, tn.Username, tn.ClientCert != nil)
+				if tn.Username != "admin" || tn.ClientCert != nil {
+					t.Errorf("%s: user %q, certificate %v; want a password logon", tc.reason, tn.Username, tn.ClientCert != nil)
 				}
 			case "certificate":
-				if err != nil || tn.ClientCert == nil || tn.Username != "" || !tn.ClientCert.NotAfter.Equal(valid.Cert.NotAfter) {
-					t.Fatalf("logon: %v, certificate %+v; want the certificate", err, tn.ClientCert)
+				if tn.ClientCert == nil || tn.Username != "" || !tn.ClientCert.NotAfter.Equal(valid.Cert.NotAfter) {
+					t.Errorf("%s: certificate %+v; want the certificate", tc.reason, tn.ClientCert)
 				}
-			default:
-				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), secret) {
-					t.Fatalf("logon: %v; want an error naming the Secret and %q", err, tc.want)
-				}
-				for _, v := range []string{"s3cr3t", "PRIVATE KEY", "BEGIN"} {
-					if strings.Contains(err.Error(), v) {
-						t.Fatalf("the error repeats a credential (%s): %v", v, err)
-					}
+			}
+			for _, v := range []string{"s3cr3t", "PRIVATE KEY", "BEGIN"} {
+				if err != nil && strings.Contains(err.Error(), v) {
+					t.Errorf("%s: the error repeats a credential (%s): %v", tc.reason, v, err)
 				}
 			}
 		})
