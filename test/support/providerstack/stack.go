@@ -15,13 +15,10 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/kyma-project/provider-eventing-auth/apis"
-	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
@@ -60,9 +57,7 @@ func Start(ctx context.Context, work string, sim iassim.Options) (s *Stack, err 
 		}
 		s.envs = append(s.envs, e)
 	}
-	scheme := kruntime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = apis.AddToScheme(scheme)
+	scheme := fakes.Scheme()
 	if s.Mgmt, err = client.New(mgmtEnv.Config, client.Options{Scheme: scheme}); err != nil {
 		return s, err
 	}
