@@ -40,7 +40,9 @@ const clientCAReread = 10 * time.Second
 // no certificate, leaves the CAs trusted so far in place, and says so.
 func (l *Listener) followClientCAs(ctx context.Context) {
 	file := l.o.ClientCAFile
-	last, _ := os.ReadFile(file)
+	// Compared with the CAs in use, not with the file as first read here: a
+	// change between LoadClientCAs and this start is a change too.
+	var last []byte
 	for {
 		select {
 		case <-ctx.Done():
@@ -61,6 +63,9 @@ func (l *Listener) followClientCAs(ctx context.Context) {
 			continue
 		}
 		last = b
+		if pool.Equal(l.ids.roots.Load()) {
+			continue
+		}
 		l.ids.setRoots(pool)
 		l.o.Log.Info("Trusting the changed --runtime-watcher-client-ca", "file", file)
 	}

@@ -144,6 +144,21 @@ func TestListenerCertificateExpiresWhileKnown(t *testing.T) {
 // runs: a certificate of a CA added to it names its runtime from then on, one
 // of a CA taken out of it no longer does, even if it was remembered.
 func TestListenerFollowsTheCAFile(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		// beforeStart changes the file after it was loaded and before the
+		// listener starts to follow it.
+		beforeStart bool
+	}{
+		"changed while it runs":    {reason: "a change of the file is followed"},
+		"changed before the start": {reason: "a change between loading the file and the start is a change too", beforeStart: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) { followsTheCAFile(t, tc.reason, tc.beforeStart) })
+	}
+}
+
+func followsTheCAFile(t *testing.T, reason string, beforeStart bool) {
 	now := time.Now()
 	oldCA, _ := testcerts.NewCA("klm-watcher CA")
 	newCA, _ := testcerts.NewCA("klm-watcher CA")
@@ -162,6 +177,14 @@ func TestListenerFollowsTheCAFile(t *testing.T) {
 	l.queue.Store(&qi)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	change := func() {
+		if err := os.WriteFile(file, newCA.PEM, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if beforeStart {
+		change()
+	}
 	go func() { _ = l.Start(ctx) }()
 	sendCert := func(c *testcerts.Client) int {
 		r := httptest.NewRequest(http.MethodPost, l.Path(), strings.NewReader(goodBody))
@@ -184,21 +207,21 @@ func TestListenerFollowsTheCAFile(t *testing.T) {
 	}
 	oldCert := func() int { return sendCert(old) }
 	if got := []int{oldCert(), send(newCA)}; !cmp.Equal(got, []int{http.StatusOK, http.StatusUnauthorized}) {
-		t.Fatalf("before the change: codes %v, want 200 for the old CA's, 401 for the new CA's", got)
+		t.Fatalf("%s: before the change is read: codes %v, want 200 for the old CA's, 401 for the new CA's", reason, got)
 	}
-	if err := os.WriteFile(file, newCA.PEM, 0o600); err != nil {
-		t.Fatal(err)
+	if !beforeStart {
+		change()
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for send(newCA) != http.StatusOK {
 		if time.Now().After(deadline) {
-			t.Fatal("a certificate of the CA now in the file is still refused")
+			t.Fatalf("%s: a certificate of the CA now in the file is still refused", reason)
 		}
 		clock.Step(clientCAReread)
 		time.Sleep(10 * time.Millisecond)
 	}
 	if got := oldCert(); got != http.StatusUnauthorized {
-		t.Errorf("a certificate of the CA taken out of the file: code %d, want 401", got)
+		t.Errorf("%s: a certificate of the CA taken out of the file: code %d, want 401", reason, got)
 	}
 }
 
