@@ -36,11 +36,6 @@ trap 'rm -rf "$bin"' EXIT
 # shellcheck source=progress.sh
 source "$root/hack/progress.sh"
 
-# The modules of every later build download while the first one compiles: on
-# an empty module cache each build would otherwise wait for its own.
-for m in hack/crossplane hack/crossplane-core . function cluster/local; do
-  (cd "$root/$m" && GOWORK=off GOFLAGS=-mod=readonly go mod download >/dev/null 2>&1 || true) &
-done
 assets=$("$root/hack/envtest-assets.sh")
 tools=$("$root/hack/crossplane-tools.sh")
 # The packages, built here once so that their compile shows; the stack builds
