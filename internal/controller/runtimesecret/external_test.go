@@ -98,6 +98,7 @@ func TestObserve(t *testing.T) {
 	byRef := v1alpha1.RuntimeSecretParameters{CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}
 
 	cases := map[string]struct {
+		reason    string
 		cr        *v1alpha1.RuntimeSecret
 		mgmt      []runtime.Object
 		onRuntime []runtime.Object
@@ -108,29 +109,29 @@ func TestObserve(t *testing.T) {
 		ready     corev1.ConditionStatus
 		readyMsg  string
 	}{
-		"KubeconfigMissing": {cr: rs(byRef), noRuntime: true, exists: true, upToDate: true,
+		"KubeconfigMissing": {reason: "without the runtime's kubeconfig there is nothing to write to: it waits, saying for what", cr: rs(byRef), noRuntime: true, exists: true, upToDate: true,
 			ready: corev1.ConditionFalse, readyMsg: `Waiting for the kubeconfig Secret kcp/kubeconfig-rt-1 (key "config")`},
-		"ApplicationNotReady": {cr: rs(v1alpha1.RuntimeSecretParameters{ApplicationRef: &xpv2.NamespacedReference{Name: "app"}, CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}),
+		"ApplicationNotReady": {reason: "credentials from an IASApplication that is not Ready yet are waited for", cr: rs(v1alpha1.RuntimeSecretParameters{ApplicationRef: &xpv2.NamespacedReference{Name: "app"}, CredentialsSecretRef: &xpv2.LocalSecretReference{Name: "creds"}}),
 			mgmt: []runtime.Object{notReady, credsSecret}, exists: true, upToDate: true,
 			ready: corev1.ConditionFalse, readyMsg: "Waiting for the IASApplication app to become Ready"},
-		"CredentialsMissing": {cr: rs(byRef), exists: true, upToDate: true,
+		"CredentialsMissing": {reason: "a credentials Secret that does not exist yet is waited for", cr: rs(byRef), exists: true, upToDate: true,
 			ready: corev1.ConditionFalse, readyMsg: "Waiting for the credentials Secret kcp/creds"},
-		"CredentialsIncomplete": {cr: rs(byRef),
+		"CredentialsIncomplete": {reason: "a credentials Secret without all four keys is waited for, naming the missing ones", cr: rs(byRef),
 			mgmt:   []runtime.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "kcp"}, Data: withData(creds, "client_secret", "")}},
 			exists: true, upToDate: true, ready: corev1.ConditionFalse, readyMsg: "Waiting for the credentials Secret kcp/creds to hold the keys client_secret"},
 		// Made by Update, without crossplane-runtime's creation records.
-		"TargetMissing": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret},
+		"TargetMissing": {reason: "a Secret not yet on the runtime is made by Update, without crossplane-runtime's creation records", cr: rs(byRef), mgmt: []runtime.Object{credsSecret},
 			exists: true, ready: corev1.ConditionFalse, readyMsg: "Creating Secret kyma-system/eventing-webhook-auth on runtime rt-1"},
 		// Policies that do not allow Update leave creating to crossplane-runtime.
-		"TargetMissingNoUpdate":    {cr: withPolicies(rs(byRef), xpv2.ManagementActionObserve, xpv2.ManagementActionCreate), mgmt: []runtime.Object{credsSecret}},
-		"TargetMissingObserveOnly": {cr: withPolicies(rs(byRef), xpv2.ManagementActionObserve), mgmt: []runtime.Object{credsSecret}},
-		"InSync": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(ours, creds)},
+		"TargetMissingNoUpdate":    {reason: "policies that do not allow Update leave the creation to crossplane-runtime", cr: withPolicies(rs(byRef), xpv2.ManagementActionObserve, xpv2.ManagementActionCreate), mgmt: []runtime.Object{credsSecret}},
+		"TargetMissingObserveOnly": {reason: "an observe-only policy reports the Secret missing and makes nothing", cr: withPolicies(rs(byRef), xpv2.ManagementActionObserve), mgmt: []runtime.Object{credsSecret}},
+		"InSync": {reason: "a Secret that holds what it should is Ready and up to date", cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(ours, creds)},
 			exists: true, upToDate: true, ready: corev1.ConditionTrue},
-		"Drifted": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(ours, withData(creds, "client_secret", "OLD"))},
+		"Drifted": {reason: "a Secret with other data is restored, saying which key differs but not its value", cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(ours, withData(creds, "client_secret", "OLD"))},
 			exists: true, ready: corev1.ConditionFalse, readyMsg: "differs (data client_secret); restoring it"},
-		"NotWatched": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(unwatched, creds)},
+		"NotWatched": {reason: "a Secret without the runtime-watcher's label is restored", cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(unwatched, creds)},
 			exists: true, ready: corev1.ConditionFalse, readyMsg: "differs (label " + v1alpha1.LabelWatchedBy + "); restoring it"},
-		"NotOurs": {cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(nil, creds)},
+		"NotOurs": {reason: "a Secret the provider did not make is left alone, with an error", cr: rs(byRef), mgmt: []runtime.Object{credsSecret}, onRuntime: []runtime.Object{target(nil, creds)},
 			err: errors.Errorf(errNotOurs, "kyma-system/eventing-webhook-auth", "rt-1"), ready: corev1.ConditionFalse, readyMsg: "it is left alone"},
 	}
 	for name, tc := range cases {
@@ -147,14 +148,14 @@ func TestObserve(t *testing.T) {
 			}
 			obs, err := e.Observe(context.Background(), tc.cr)
 			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
-				t.Fatalf("Observe() error: -want +got:\n%s", diff)
+				t.Fatalf("%s: Observe() error: -want +got:\n%s", tc.reason, diff)
 			}
 			if obs.ResourceExists != tc.exists || obs.ResourceUpToDate != tc.upToDate {
-				t.Errorf("exists %v upToDate %v, want %v %v", obs.ResourceExists, obs.ResourceUpToDate, tc.exists, tc.upToDate)
+				t.Errorf("%s: exists %v upToDate %v, want %v %v", tc.reason, obs.ResourceExists, obs.ResourceUpToDate, tc.exists, tc.upToDate)
 			}
 			c := tc.cr.GetCondition(xpv2.TypeReady)
 			if tc.ready != "" && (c.Status != tc.ready || !strings.Contains(c.Message, tc.readyMsg)) {
-				t.Errorf("Ready %s %q, want %s containing %q", c.Status, c.Message, tc.ready, tc.readyMsg)
+				t.Errorf("%s: Ready %s %q, want %s containing %q", tc.reason, c.Status, c.Message, tc.ready, tc.readyMsg)
 			}
 			if strings.Contains(c.Message+obs.Diff, "SECRET") {
 				t.Errorf("secret value in condition or diff")
