@@ -15,7 +15,11 @@ core_version=v2.4.2
 # The binary is built with controller-runtime's default set to "0" (no metrics
 # server); core's own "start" sets its port by flag, so it is unaffected.
 core_ldflags="-s -w -X github.com/crossplane/crossplane-runtime/v2/pkg/version.version=$core_version -X sigs.k8s.io/controller-runtime/pkg/metrics/server.DefaultBindAddress=0"
-sum=$( (cat "$here"/crossplane/go.{mod,sum} "$here"/crossplane-core/go.{mod,sum}; echo "$core_ldflags") | sha256sum | cut -c1-12)
+# Built with Go's FIPS 140-3 module, as the provider and the function are
+# (hack/xpkg.sh): with the same setting their builds reuse the packages
+# compiled here instead of compiling everything above crypto again.
+fips=v1.0.0
+sum=$( (cat "$here"/crossplane/go.{mod,sum} "$here"/crossplane-core/go.{mod,sum}; echo "$core_ldflags $fips") | sha256sum | cut -c1-12)
 cache_root=${XPKG_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-eventing-auth/crossplane}
 out="$cache_root/$sum"
 bins=(crossplane crane crossplane-core)
@@ -32,7 +36,7 @@ if $complete; then
 fi
 
 mkdir -p "$out.tmp"
-export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOTOOLCHAIN=local
+export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOTOOLCHAIN=local GOFIPS140=$fips
 echo "building the Crossplane CLI, crane and Crossplane core $core_version from the Go module proxy (first time only)" >&2
 progress_build "Crossplane CLI" go -C "$here/crossplane" build -trimpath -ldflags "-s -w" -o "$out.tmp/crossplane" github.com/crossplane/cli/v2/cmd/crossplane
 progress_build crane go -C "$here/crossplane" build -trimpath -ldflags "-s -w" -o "$out.tmp/crane" github.com/google/go-containerregistry/cmd/crane
