@@ -42,9 +42,10 @@ tools=$("$root/hack/crossplane-tools.sh")
 # them again at each version it publishes, from the warm build cache.
 XPKG_OUT="$bin/xpkg" "$root/hack/xpkg.sh" >/dev/null
 export KUBEBUILDER_ASSETS=$assets CROSSPLANE_TOOLS=$tools GOWORK=off
-# The flags the provider is built with (hack/xpkg.sh): the packages the stack
-# shares with it come from the build cache instead of being compiled again.
-export CGO_ENABLED=0 GOFLAGS=-trimpath
+# The flags the provider is built with (hack/xpkg.sh), its FIPS module
+# included: the packages the stack shares with it come from the build cache
+# instead of being compiled again.
+export CGO_ENABLED=0 GOFLAGS=-trimpath GOFIPS140=v1.0.0
 
 case $mode in
 run | up)
