@@ -21,7 +21,7 @@ func (e *external) observeDeletion(ctx context.Context, cr *v1alpha1.IASApplicat
 	if id := meta.GetExternalName(cr); id != "" && e.deleted.gone(cr.GetUID(), id, e.now()) {
 		return managed.ExternalObservation{}, nil
 	}
-	if c, ok := e.created.recall(cr.GetUID(), meta.GetExternalName(cr), cr.Status.AtProvider.SecretsCheckedAt != nil, e.now()); ok {
+	if c, ok := e.recallCreate(cr); ok {
 		return e.observeCreated(ctx, cr, c)
 	}
 	app, adopted, err := e.find(ctx, cr)

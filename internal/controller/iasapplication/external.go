@@ -167,7 +167,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	if meta.WasDeleted(cr) {
 		return e.observeDeletion(ctx, cr)
 	}
-	if c, ok := e.created.recall(cr.GetUID(), meta.GetExternalName(cr), cr.Status.AtProvider.SecretsCheckedAt != nil, e.now()); ok {
+	if c, ok := e.recallCreate(cr); ok {
 		return e.observeCreated(ctx, cr, c)
 	}
 	if _, err := wantedOwner(cr); err != nil {
@@ -251,6 +251,12 @@ func (e *external) observeApp(ctx context.Context, cr *v1alpha1.IASApplication, 
 		obs.ConnectionDetails = unpublished(conn, details(app.ClientID, st.value, endpoints))
 	}
 	return obs, nil
+}
+
+// recallCreate is what this resource's Create made, while no Observe since
+// has recorded the app (created.recall).
+func (e *external) recallCreate(cr *v1alpha1.IASApplication) (createdApp, bool) {
+	return e.created.recall(cr.GetUID(), meta.GetExternalName(cr), cr.Status.AtProvider.SecretsCheckedAt != nil, e.now())
 }
 
 // observeCreated is the Observe right after a Create: the app and its secret
@@ -359,7 +365,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	}
 	for _, s := range due {
 		why := "after every RuntimeSecret using this application took up its successor and the grace period passed"
-		if len(expired([]ias.APISecret{s}, e.now())) > 0 {
+		if isExpired(s, e.now()) {
 			why = "since it expired at " + s.ValidTo.UTC().Format(time.RFC3339)
 		}
 		if err := e.deleteSecret(ctx, cr, id, s, why); err != nil {

@@ -235,11 +235,16 @@ func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplicati
 func expired(ss []ias.APISecret, now time.Time) []ias.APISecret {
 	var out []ias.APISecret
 	for _, s := range ss {
-		if s.ValidTo != nil && !now.Before(*s.ValidTo) {
+		if isExpired(s, now) {
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// isExpired tells whether s's validTo has passed at now.
+func isExpired(s ias.APISecret, now time.Time) bool {
+	return s.ValidTo != nil && !now.Before(*s.ValidTo)
 }
 
 // waitingForInherited is what a secret the app held when this resource took
