@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -47,17 +46,7 @@ func certificateLogon(ctx context.Context, g Gomega, s *localstack.Stack, ca *te
 	creds := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "eventing-auth-ias-cert", Namespace: localstack.KCPNamespace},
 		Data: map[string][]byte{"url": []byte(s.Sim.URL), "tls.crt": cert.CertPEM, "tls.key": cert.KeyPEM}}
 	g.Expect(s.Kube.Create(ctx, creds)).To(Succeed())
-	g.Expect(s.Apply(ctx, fmt.Sprintf(`
-apiVersion: eventingauth.kyma-project.io/v1alpha1
-kind: ClusterProviderConfig
-metadata:
-  name: certificate
-spec:
-  credentials:
-    source: Secret
-    secretRef: {name: eventing-auth-ias-cert, namespace: %[1]s}
-  caBundleSecretRef: {name: %[2]s, namespace: %[1]s, key: ca.crt}
-`, localstack.KCPNamespace, localstack.SimCASecret))).To(Succeed())
+	g.Expect(s.CreateTenantConfig(ctx, "certificate", creds.Name, "")).To(Succeed())
 
 	app := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "certificate-logon", Namespace: localstack.KCPNamespace}}
 	app.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "certificate"}

@@ -4,9 +4,6 @@ package e2e
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -44,14 +41,7 @@ func TestKillTheLeaderOfTwoReplicas(t *testing.T) {
 	g.Expect(s.AddRuntime(ctx, id)).To(Succeed())
 	kyma, err := s.CreateKyma(ctx, id, "ga-e2e")
 	g.Expect(err).NotTo(HaveOccurred())
-	key := client.ObjectKey{Namespace: "kyma-system", Name: "eventing-webhook-auth"}
-	conn := &corev1.Secret{}
-	g.Eventually(func(g Gomega) {
-		g.Expect(s.Kube.Get(ctx, client.ObjectKey{Namespace: localstack.KCPNamespace, Name: id + "-ias"}, conn)).To(Succeed())
-		got := &corev1.Secret{}
-		g.Expect(s.RuntimeKube.Get(ctx, key, got)).To(Succeed())
-		g.Expect(got.Data).To(Equal(conn.Data))
-	}, timeout, interval).Should(Succeed())
+	conn, _ := expectOnRuntime(g, ctx, s, id, timeout)
 
 	var leader interface {
 		Kill()
@@ -61,14 +51,12 @@ func TestKillTheLeaderOfTwoReplicas(t *testing.T) {
 	g.Expect(s.ProviderReplicas()).To(ContainElement(leader))
 	killed := time.Now()
 	leader.Kill()
-	out, err := exec.CommandContext(ctx, filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl"),
-		"--kubeconfig", s.RuntimeKubeconfig, "-n", "kyma-system", "delete", "secret", "eventing-webhook-auth").CombinedOutput()
-	g.Expect(err).NotTo(HaveOccurred(), "kubectl: %s", out)
+	kubectlOnRuntime(g, ctx, s, "delete", "secret", runtimeSecret.Name)
 
 	// The standby leads within the lease (15 s) and puts the Secret back.
 	g.Eventually(func(g Gomega) {
 		got := &corev1.Secret{}
-		g.Expect(s.RuntimeKube.Get(ctx, key, got)).To(Succeed())
+		g.Expect(s.RuntimeKube.Get(ctx, runtimeSecret, got)).To(Succeed())
 		g.Expect(got.Data).To(Equal(conn.Data))
 	}, time.Minute, 100*time.Millisecond).Should(Succeed(), "the runtime's Secret was not put back after the leader was killed")
 	t.Logf("the Secret deleted after the leader was killed was back %s after the kill", time.Since(killed).Round(100*time.Millisecond))
@@ -88,7 +76,7 @@ func TestKillTheLeaderOfTwoReplicas(t *testing.T) {
 
 	g.Expect(s.Kube.Delete(ctx, kyma)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		g.Expect(kerrors.IsNotFound(s.RuntimeKube.Get(ctx, key, &corev1.Secret{}))).To(BeTrue(), "the Secret is still on the runtime")
+		g.Expect(kerrors.IsNotFound(s.RuntimeKube.Get(ctx, runtimeSecret, &corev1.Secret{}))).To(BeTrue(), "the Secret is still on the runtime")
 		g.Expect(s.Sim.AppsNamed(id)).To(BeEmpty())
 	}, timeout, interval).Should(Succeed())
 }

@@ -4,16 +4,12 @@ package e2e
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
 )
@@ -33,14 +29,7 @@ func TestRuntimeWatcherRepairsSecret(t *testing.T) {
 	_, err = s.CreateKyma(ctx, id, "ga-e2e")
 	g.Expect(err).NotTo(HaveOccurred())
 
-	conn := &corev1.Secret{}
-	key := client.ObjectKey{Namespace: "kyma-system", Name: "eventing-webhook-auth"}
-	onRuntime := &corev1.Secret{}
-	g.Eventually(func(g Gomega) {
-		g.Expect(s.Kube.Get(ctx, client.ObjectKey{Namespace: localstack.KCPNamespace, Name: id + "-ias"}, conn)).To(Succeed())
-		g.Expect(s.RuntimeKube.Get(ctx, key, onRuntime)).To(Succeed())
-		g.Expect(onRuntime.Data).To(Equal(conn.Data))
-	}, 3*time.Minute, 250*time.Millisecond).Should(Succeed())
+	conn, onRuntime := expectOnRuntime(g, ctx, s, id, 3*time.Minute)
 	// The Secret carries the label the Watcher selects.
 	g.Expect(onRuntime.Labels).To(HaveKeyWithValue("operator.kyma-project.io/watched-by", "provider-eventing-auth"))
 	// The creation's echo came back and was taken.
@@ -49,12 +38,6 @@ func TestRuntimeWatcherRepairsSecret(t *testing.T) {
 	}, 10*time.Second, 100*time.Millisecond).
 		Should(BeNumerically(">=", 1))
 
-	kubectl := func(args ...string) {
-		t.Helper()
-		out, err := exec.CommandContext(ctx, filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl"),
-			append([]string{"--kubeconfig", s.RuntimeKubeconfig, "-n", "kyma-system"}, args...)...).CombinedOutput()
-		g.Expect(err).NotTo(HaveOccurred(), "kubectl %v: %s", args, out)
-	}
 	for _, step := range []struct {
 		what string
 		args []string
@@ -64,11 +47,11 @@ func TestRuntimeWatcherRepairsSecret(t *testing.T) {
 	} {
 		before := providerMetric(t, metricsAddr, "eventing_auth_runtime_secret_repairs_total", `trigger="event"`)
 		start := time.Now()
-		kubectl(step.args...)
+		kubectlOnRuntime(g, ctx, s, step.args...)
 		var took time.Duration
 		g.Eventually(func(g Gomega) {
 			got := &corev1.Secret{}
-			g.Expect(s.RuntimeKube.Get(ctx, key, got)).To(Succeed())
+			g.Expect(s.RuntimeKube.Get(ctx, runtimeSecret, got)).To(Succeed())
 			g.Expect(got.Data).To(Equal(conn.Data))
 			took = time.Since(start)
 		}, 5*time.Second, 50*time.Millisecond).Should(Succeed(), "the Secret %s on the runtime was not put back within 5s", step.what)

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	pkgv1beta1 "github.com/crossplane/crossplane/apis/v2/pkg/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -33,6 +34,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
+	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 	"github.com/kyma-project/provider-eventing-auth/test/support/skrwebhook"
 )
@@ -450,20 +452,25 @@ func (s *Stack) tenant(ctx context.Context) error {
 			return err
 		}
 	}
-	return s.apply(ctx, fmt.Sprintf(`
-apiVersion: eventingauth.kyma-project.io/v1alpha1
-kind: ClusterProviderConfig
-metadata:
-  name: default
-spec:
-  credentials:
-    source: Secret
-    secretRef: {name: eventing-auth-ias-creds, namespace: %[1]s}
-  caBundleSecretRef: {name: %[3]s, namespace: %[1]s, key: ca.crt}
-  # Sent as every app's globalAccount, as eventing-auth-manager's
-  # --ias-global-account-id.
-  globalAccount: %[2]s
-`, KCPNamespace, PlatformGlobalAccount, SimCASecret))
+	// The platform's globalAccount is sent as every app's, as
+	// eventing-auth-manager's --ias-global-account-id.
+	return s.CreateTenantConfig(ctx, "default", creds.Name, PlatformGlobalAccount)
+}
+
+// CreateTenantConfig creates ClusterProviderConfig name for the IAS tenant:
+// it logs on with the credentials Secret of KCPNamespace named credentials,
+// verifies the tenant with SimCASecret and sends globalAccount (if any) with
+// every app it creates.
+func (s *Stack) CreateTenantConfig(ctx context.Context, name, credentials, globalAccount string) error {
+	return s.Kube.Create(ctx, &apisv1alpha1.ClusterProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: apisv1alpha1.ClusterProviderConfigSpec{
+			Credentials: apisv1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret,
+				SecretRef: xpv2.SecretReference{Name: credentials, Namespace: KCPNamespace}},
+			CABundleSecretRef: &xpv2.SecretKeySelector{SecretReference: xpv2.SecretReference{Name: SimCASecret, Namespace: KCPNamespace}, Key: "ca.crt"},
+			TenantSettings:    apisv1alpha1.TenantSettings{GlobalAccount: globalAccount},
+		},
+	})
 }
 
 // SimCASecret is the Secret in KCPNamespace whose ca.crt verifies the tenant.
@@ -478,9 +485,6 @@ func (s *Stack) SimClient() *http.Client {
 	roots.AppendCertsFromPEM(s.Sim.CAPEM)
 	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
 }
-
-// Apply creates the objects of a YAML stream, as kubectl create -f does.
-func (s *Stack) Apply(ctx context.Context, stream string) error { return s.apply(ctx, stream) }
 
 // apply creates the objects of a YAML stream.
 func (s *Stack) apply(ctx context.Context, stream string) error {
