@@ -47,7 +47,7 @@ func (cc *ClientCerts) PEM(certPEM, keyPEM []byte) (*ClientCert, error) {
 	return cc.parseOnce(func() (tls.Certificate, error) {
 		c, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
-			return c, errors.New("not a PEM certificate with its matching PEM private key")
+			return c, ErrPEMPair
 		}
 		return c, nil
 	}, []byte("pem"), certPEM, keyPEM)
@@ -75,12 +75,12 @@ func (cc *ClientCerts) PKCS12(bundle []byte, password string) (*ClientCert, erro
 func decodePKCS12(bundle []byte, password string) (key any, leaf *x509.Certificate, chain []*x509.Certificate, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = errors.New("a PKCS#12 bundle protected with algorithms that FIPS 140-only mode refuses (SHA-1, 3DES or RC2): export it with AES-256 and SHA-256, or use tls.crt and tls.key")
+			err = ErrPKCS12Legacy
 		}
 	}()
 	key, leaf, chain, err = pkcs12.DecodeChain(bundle, password)
 	if err != nil {
-		return nil, nil, nil, errors.New("not a PKCS#12 bundle with a certificate and private key that this password opens")
+		return nil, nil, nil, ErrPKCS12Unopened
 	}
 	return key, leaf, chain, nil
 }

@@ -22,6 +22,18 @@ const (
 	errURLScheme = "scheme %q is not supported; use https"
 )
 
+// Errors of a client certificate, exported so that callers and their tests can
+// tell them apart.
+var (
+	// ErrPEMPair: tls.crt and tls.key are not a PEM certificate and its key.
+	ErrPEMPair = errors.New("not a PEM certificate with its matching PEM private key")
+	// ErrPKCS12Unopened: the bundle or its password is wrong.
+	ErrPKCS12Unopened = errors.New("not a PKCS#12 bundle with a certificate and private key that this password opens")
+	// ErrPKCS12Legacy: the bundle is protected with algorithms that FIPS
+	// 140-3 does not allow, and the process runs with GODEBUG=fips140=only.
+	ErrPKCS12Legacy = errors.New("a PKCS#12 bundle protected with algorithms that FIPS 140-only mode refuses (SHA-1, 3DES or RC2): export it with AES-256 and SHA-256, or use tls.crt and tls.key")
+)
+
 // APIError is an answer from IAS other than the expected success. It carries the
 // operation, the status code and IAS's own message, never request data.
 type APIError struct {

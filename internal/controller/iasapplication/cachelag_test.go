@@ -27,21 +27,29 @@ func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj clie
 // this process sent lately. A new resource's first Observe costs no read.
 func TestFindReadsFreshOnlyAfterACreate(t *testing.T) {
 	cases := map[string]struct {
+		reason    string
 		cr        *v1alpha1.IASApplication
 		sentByUs  bool
 		wantReads int
 	}{
-		"ANewResource": {cr: newCR()},
+		"ANewResource": {
+			reason: "a resource that never sent a create has nothing IAS may list late",
+			cr:     newCR(),
+		},
 		"AfterACreateThisProcessSent": {
-			cr: newCR(), sentByUs: true, wantReads: 1,
+			reason: "IAS may not list an app it just made: it is read",
+			cr:     newCR(), sentByUs: true, wantReads: 1,
 		},
 		"ACreateRecordedAsPending": {
-			cr: newCR(func(cr *v1alpha1.IASApplication) { meta.SetExternalCreatePending(cr, at) }), wantReads: 1,
+			reason: "the same for a create another process recorded as pending",
+			cr:     newCR(func(cr *v1alpha1.IASApplication) { meta.SetExternalCreatePending(cr, at) }), wantReads: 1,
 		},
 		"ACreateRecordedAsFailed": {
-			cr: newCR(func(cr *v1alpha1.IASApplication) { meta.SetExternalCreateFailed(cr, at) }), wantReads: 1,
+			reason: "a create recorded as failed may still have made the app",
+			cr:     newCR(func(cr *v1alpha1.IASApplication) { meta.SetExternalCreateFailed(cr, at) }), wantReads: 1,
 		},
 		"ACreateWithoutAnswer": {
+			reason: "the same for a create that got no answer",
 			cr: newCR(func(cr *v1alpha1.IASApplication) {
 				meta.AddAnnotations(cr, map[string]string{AnnotationUnconfirmedCreate: at.Format("2006-01-02T15:04:05Z07:00")})
 			}), wantReads: 1,
@@ -59,7 +67,7 @@ func TestFindReadsFreshOnlyAfterACreate(t *testing.T) {
 			// own (lifecycle_test.go); only the reads matter here.
 			_, _, _ = e.find(context.Background(), tc.cr.DeepCopy()) //nolint:errcheck // See above.
 			if r.gets != tc.wantReads {
-				t.Errorf("reads from the API server: %d, want %d", r.gets, tc.wantReads)
+				t.Errorf("%s\nreads from the API server: %d, want %d", tc.reason, r.gets, tc.wantReads)
 			}
 		})
 	}

@@ -16,15 +16,31 @@ func TestCheckCertsURL(t *testing.T) {
 	fits := ias.Endpoints{CertsURL: "https://t.accounts.ondemand.com/oauth2/certs", Issuer: "https://t.accounts.ondemand.com"}
 	custom := ias.Endpoints{CertsURL: "https://t.accounts.ondemand.com/oauth2/certs", Issuer: "https://login.example.com"}
 	cases := map[string]struct {
+		reason   string
 		observed []ias.Endpoints
 		status   corev1.ConditionStatus
 		events   int
 	}{
-		"fits":                         {[]ias.Endpoints{fits}, corev1.ConditionTrue, 0},
-		"issuer with a trailing slash": {[]ias.Endpoints{{CertsURL: fits.CertsURL, Issuer: fits.Issuer + "/"}}, corev1.ConditionTrue, 0},
-		"custom domain":                {[]ias.Endpoints{custom}, corev1.ConditionFalse, 1},
-		"custom domain, seen twice":    {[]ias.Endpoints{custom, custom}, corev1.ConditionFalse, 1},
-		"fixed":                        {[]ias.Endpoints{custom, fits}, corev1.ConditionTrue, 1},
+		"Fits": {
+			reason:   "a certs URL on the token URL's host is what the eventing manager can check tokens with",
+			observed: []ias.Endpoints{fits}, status: corev1.ConditionTrue,
+		},
+		"IssuerWithTrailingSlash": {
+			reason:   "an issuer that differs by a trailing slash is the same issuer",
+			observed: []ias.Endpoints{{CertsURL: fits.CertsURL, Issuer: fits.Issuer + "/"}}, status: corev1.ConditionTrue,
+		},
+		"CustomDomain": {
+			reason:   "a tenant on a custom domain issues tokens the runtime's certs URL cannot check: told in a condition and an event",
+			observed: []ias.Endpoints{custom}, status: corev1.ConditionFalse, events: 1,
+		},
+		"CustomDomainSeenTwice": {
+			reason:   "the event is told once, not on every poll",
+			observed: []ias.Endpoints{custom, custom}, status: corev1.ConditionFalse, events: 1,
+		},
+		"Fixed": {
+			reason:   "the condition turns back once the tenant fits",
+			observed: []ias.Endpoints{custom, fits}, status: corev1.ConditionTrue, events: 1,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -35,10 +51,10 @@ func TestCheckCertsURL(t *testing.T) {
 				e.checkCertsURL(cr, ep)
 			}
 			if c := cr.GetCondition(TypeCertsURL); c.Status != tc.status {
-				t.Errorf("condition %s %q, want %s", c.Status, c.Message, tc.status)
+				t.Errorf("%s\ncondition %s %q, want %s", tc.reason, c.Status, c.Message, tc.status)
 			}
 			if len(log.Reasons()) != tc.events {
-				t.Errorf("events %v, want %d", log.Reasons(), tc.events)
+				t.Errorf("%s\nevents %v, want %d", tc.reason, log.Reasons(), tc.events)
 			}
 		})
 	}

@@ -52,6 +52,7 @@ func TestConnect(t *testing.T) {
 		return nil
 	})
 	cases := map[string]struct {
+		reason  string
 		usage   resource.ModernTracker
 		pool    *tenantClients
 		get     test.MockGetFn
@@ -63,32 +64,37 @@ func TestConnect(t *testing.T) {
 		kyma string
 	}{
 		"UsageNotTracked": {
-			usage: resource.ModernTrackerFn(func(context.Context, resource.ModernManaged) error { return errBoom }),
-			err:   errors.Wrap(errBoom, errTrackUsage),
+			reason: "a ProviderConfig whose use is not tracked could be deleted under the resource",
+			usage:  resource.ModernTrackerFn(func(context.Context, resource.ModernManaged) error { return errBoom }),
+			err:    errors.Wrap(errBoom, errTrackUsage),
 		},
 		"ProviderConfigUnreadable": {
-			get: test.NewMockGetFn(errBoom),
-			err: errors.Wrapf(errBoom, tenantconfig.ErrGet, "ClusterProviderConfig default"),
+			reason: "without its ProviderConfig the resource has no tenant to talk to",
+			get:    test.NewMockGetFn(errBoom),
+			err:    errors.Wrapf(errBoom, tenantconfig.ErrGet, "ClusterProviderConfig default"),
 		},
 		"NamespaceNotAdmitted": {
-			get:  config,
-			pool: &tenantClients{client: &fakeIAS{}},
-			kyma: "kcp-system",
-			err: errors.New("ClusterProviderConfig default does not admit managed resources of namespace kcp: it admits only the Kyma CRs' namespace kcp-system " +
-				"(set spec.namespaces or spec.namespaceSelector to admit others); nothing is sent to IAS"),
+			reason: "a namespace the ClusterProviderConfig does not admit gets nothing of the platform's credentials, and the error says how to admit it",
+			get:    config,
+			pool:   &tenantClients{client: &fakeIAS{}},
+			kyma:   "kcp-system",
+			err:    errors.Errorf(tenantconfig.ErrNotAdmitted, "default", "kcp", "only the Kyma CRs' namespace kcp-system (set spec.namespaces or spec.namespaceSelector to admit others)"),
 		},
 		"NoClient": {
+			reason:  "a tenant client that cannot be built fails Connect",
 			get:     config,
 			pool:    &tenantClients{err: errBoom},
 			err:     errBoom,
 			wantURL: "https://t.accounts.ondemand.com",
 		},
 		"Connected": {
+			reason:  "an admitted resource gets its tenant's client",
 			get:     config,
 			pool:    &tenantClients{client: &fakeIAS{}},
 			wantURL: "https://t.accounts.ondemand.com",
 		},
 		"CredentialsRejected": {
+			reason:  "credentials IAS rejected are told on the ProviderConfig, once: IAS locks a user after a few failed logons, so its resources stop using them",
 			get:     config,
 			pool:    &tenantClients{client: &fakeIAS{}, rejected: true},
 			events:  []string{string(eventRejected)},
@@ -116,13 +122,13 @@ func TestConnect(t *testing.T) {
 			cr.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: apisv1alpha1.ClusterProviderConfigKind, Name: "default"})
 			_, err := c.Connect(context.Background(), cr)
 			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
-				t.Fatalf("Connect error: -want +got:\n%s", diff)
+				t.Fatalf("%s\nConnect error: -want +got:\n%s", tc.reason, diff)
 			}
 			if pool.got.URL != tc.wantURL {
-				t.Errorf("client for tenant %q, want %q", pool.got.URL, tc.wantURL)
+				t.Errorf("%s\nclient for tenant %q, want %q", tc.reason, pool.got.URL, tc.wantURL)
 			}
 			if diff := cmp.Diff(tc.events, log.Reasons()); diff != "" {
-				t.Errorf("events: -want +got:\n%s", diff)
+				t.Errorf("%s\nevents: -want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

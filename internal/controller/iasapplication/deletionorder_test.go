@@ -219,12 +219,22 @@ func TestHoldDeletion(t *testing.T) {
 func TestWakeOnUserDeletion(t *testing.T) {
 	kube := indexed(fake.NewClientBuilder().WithScheme(testScheme(t))).WithObjects(appNamed("app", true), appNamed("other", false)).Build()
 	cases := map[string]struct {
+		reason  string
 		deleted *runtimev1alpha1.RuntimeSecret
 		want    []string
 	}{
-		"ByReference":        {deleted: runtimeSecretUsing("rs", "app", "app-ias"), want: []string{"app"}},
-		"ByConnectionSecret": {deleted: runtimeSecretUsing("rs", "", "app-ias"), want: []string{"app"}},
-		"OwnCredentials":     {deleted: runtimeSecretUsing("rs", "", "hand-made"), want: nil},
+		"ByReference": {
+			reason:  "an app waiting for its users to go is woken when one that refers to it goes",
+			deleted: runtimeSecretUsing("rs", "app", "app-ias"), want: []string{"app"},
+		},
+		"ByConnectionSecret": {
+			reason:  "the same for one that copies its connection Secret",
+			deleted: runtimeSecretUsing("rs", "", "app-ias"), want: []string{"app"},
+		},
+		"OwnCredentials": {
+			reason:  "one with credentials of its own wakes no app",
+			deleted: runtimeSecretUsing("rs", "", "hand-made"),
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -238,7 +248,7 @@ func TestWakeOnUserDeletion(t *testing.T) {
 				q.Done(r)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("enqueued: -want, +got:\n%s", diff)
+				t.Errorf("%s\nenqueued: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

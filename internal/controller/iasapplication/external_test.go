@@ -21,33 +21,52 @@ func withAnnotation(cr *v1alpha1.IASApplication, k, v string) *v1alpha1.IASAppli
 
 func TestDrift(t *testing.T) {
 	cases := map[string]struct {
-		cr   *v1alpha1.IASApplication
-		in   ias.Application
-		want []ias.Patch
+		reason string
+		cr     *v1alpha1.IASApplication
+		in     ias.Application
+		want   []ias.Patch
 	}{
-		"in line": {app("rt", v1alpha1.IASApplicationParameters{}),
-			ias.Application{Name: "rt", DisplayName: "rt", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC}, nil},
-		"display name defaults to name": {app("rt", v1alpha1.IASApplicationParameters{}),
-			ias.Application{Name: "rt", DisplayName: "other", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC},
-			[]ias.Patch{{Path: ias.PathDisplayName, Value: "rt"}}},
-		"an adopted app gets its owner recorded": {app("rt", v1alpha1.IASApplicationParameters{}),
-			ias.Application{Name: "rt", DisplayName: "rt", Description: "made by eventing-auth-manager", SSOType: ias.SSOTypeOIDC},
-			[]ias.Patch{{Path: ias.PathDescription, Value: ownedDescription("ns/rt")}}},
-		"an app of this provider that names no owner gets it": {app("rt", v1alpha1.IASApplicationParameters{}),
-			ias.Application{Name: "rt", DisplayName: "rt", Description: ias.AppMarker, SSOType: ias.SSOTypeOIDC},
-			[]ias.Patch{{Path: ias.PathDescription, Value: ownedDescription("ns/rt")}}},
-		"handed over: the target is recorded": {withAnnotation(app("rt", v1alpha1.IASApplicationParameters{}), AnnotationHandOverTo, "other/rt"),
-			ias.Application{Name: "rt", DisplayName: "rt", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC},
-			[]ias.Patch{{Path: ias.PathDescription, Value: ownedDescription("other/rt")}}},
-		"everything drifted": {app("cr", v1alpha1.IASApplicationParameters{Name: "rt", DisplayName: "Runtime"}),
-			ias.Application{Name: "renamed", DisplayName: "x", SSOType: "saml2"},
-			[]ias.Patch{{Path: ias.PathName, Value: "rt"}, {Path: ias.PathDisplayName, Value: "Runtime"},
-				{Path: ias.PathDescription, Value: ownedDescription("ns/cr")}, {Path: ias.PathSSOType, Value: ias.SSOTypeOIDC}}},
+		"InLine": {
+			reason: "an app as the spec says needs no patch",
+			cr:     app("rt", v1alpha1.IASApplicationParameters{}),
+			in:     ias.Application{Name: "rt", DisplayName: "rt", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC},
+		},
+		"DisplayNameDefaultsToName": {
+			reason: "an unset display name means the name",
+			cr:     app("rt", v1alpha1.IASApplicationParameters{}),
+			in:     ias.Application{Name: "rt", DisplayName: "other", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC},
+			want:   []ias.Patch{{Path: ias.PathDisplayName, Value: "rt"}},
+		},
+		"AdoptedAppGetsOwner": {
+			reason: "an app taken over (from eventing-auth-manager, say) records its owner, so that no other resource can take it",
+			cr:     app("rt", v1alpha1.IASApplicationParameters{}),
+			in:     ias.Application{Name: "rt", DisplayName: "rt", Description: "made by eventing-auth-manager", SSOType: ias.SSOTypeOIDC},
+			want:   []ias.Patch{{Path: ias.PathDescription, Value: ownedDescription("ns/rt")}},
+		},
+		"MarkerWithoutOwner": {
+			reason: "an app of this provider that names no owner (made before owners were recorded) gets it",
+			cr:     app("rt", v1alpha1.IASApplicationParameters{}),
+			in:     ias.Application{Name: "rt", DisplayName: "rt", Description: ias.AppMarker, SSOType: ias.SSOTypeOIDC},
+			want:   []ias.Patch{{Path: ias.PathDescription, Value: ownedDescription("ns/rt")}},
+		},
+		"HandedOver": {
+			reason: "a hand-over records the target as the owner",
+			cr:     withAnnotation(app("rt", v1alpha1.IASApplicationParameters{}), AnnotationHandOverTo, "other/rt"),
+			in:     ias.Application{Name: "rt", DisplayName: "rt", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC},
+			want:   []ias.Patch{{Path: ias.PathDescription, Value: ownedDescription("other/rt")}},
+		},
+		"EverythingDrifted": {
+			reason: "each drifted field is one patch",
+			cr:     app("cr", v1alpha1.IASApplicationParameters{Name: "rt", DisplayName: "Runtime"}),
+			in:     ias.Application{Name: "renamed", DisplayName: "x", SSOType: "saml2"},
+			want: []ias.Patch{{Path: ias.PathName, Value: "rt"}, {Path: ias.PathDisplayName, Value: "Runtime"},
+				{Path: ias.PathDescription, Value: ownedDescription("ns/cr")}, {Path: ias.PathSSOType, Value: ias.SSOTypeOIDC}},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, drift(tc.cr, &tc.in)); diff != "" {
-				t.Errorf("drift(): -want +got:\n%s", diff)
+				t.Errorf("%s\ndrift(): -want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

@@ -31,16 +31,32 @@ func (w *waiterFake) WhenListed(id string, fn func()) bool {
 func TestEnqueueWhenListed(t *testing.T) {
 	now := metav1.Now()
 	cases := map[string]struct {
+		reason        string
 		externalName  string
 		deleted       bool
 		inInitialList bool
 		wantAtOnce    bool
 	}{
-		"from the first list, app not listed yet: waits for its page": {externalName: "app-1", inInitialList: true},
-		"from the first list, app listed already":                     {externalName: "app-listed", inInitialList: true, wantAtOnce: true},
-		"from the first list, no app yet: nothing to wait for":        {inInitialList: true, wantAtOnce: true},
-		"created after the start: at once":                            {externalName: "app-1", wantAtOnce: true},
-		"being deleted: deletion never waits":                         {externalName: "app-1", deleted: true, inInitialList: true, wantAtOnce: true},
+		"FirstListAppNotListedYet": {
+			reason:       "at start each resource waits for its app's page of the first listing instead of asking IAS on its own",
+			externalName: "app-1", inInitialList: true,
+		},
+		"FirstListAppListedAlready": {
+			reason:       "an app whose page came is looked at at once",
+			externalName: "app-listed", inInitialList: true, wantAtOnce: true,
+		},
+		"FirstListNoAppYet": {
+			reason:        "a resource without an app has nothing to wait for",
+			inInitialList: true, wantAtOnce: true,
+		},
+		"CreatedAfterTheStart": {
+			reason:       "a resource made after the start was not in the first list",
+			externalName: "app-1", wantAtOnce: true,
+		},
+		"BeingDeleted": {
+			reason:       "a deletion never waits",
+			externalName: "app-1", deleted: true, inInitialList: true, wantAtOnce: true,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -59,20 +75,20 @@ func TestEnqueueWhenListed(t *testing.T) {
 			h.Create(context.Background(), event.CreateEvent{Object: cr, IsInInitialList: tc.inInitialList}, q)
 
 			if got := q.Len() == 1; got != tc.wantAtOnce {
-				t.Fatalf("queued at once: %v, want %v", got, tc.wantAtOnce)
+				t.Fatalf("%s\nqueued at once: %v, want %v", tc.reason, got, tc.wantAtOnce)
 			}
 			if tc.wantAtOnce {
 				return
 			}
 			if len(waiter.waiting) != 1 {
-				t.Fatalf("%d waits registered, want 1", len(waiter.waiting))
+				t.Fatalf("%s\n%d waits registered, want 1", tc.reason, len(waiter.waiting))
 			}
 			waiter.waiting[0]() // the page that shows the app came
 			if q.Len() != 1 {
 				t.Fatal("not queued once its app was listed")
 			}
 			if req, _ := q.Get(); req.Name != "rt" || req.Namespace != "ns" {
-				t.Errorf("queued %v, want ns/rt", req)
+				t.Errorf("%s\nqueued %v, want ns/rt", tc.reason, req)
 			}
 		})
 	}

@@ -157,6 +157,7 @@ func oneApp(secrets ...ias.APISecret) *fakeIAS {
 
 func TestObserve(t *testing.T) {
 	cases := map[string]struct {
+		reason       string
 		w            world
 		exists       bool
 		upToDate     bool
@@ -169,36 +170,44 @@ func TestObserve(t *testing.T) {
 		retiring     int
 	}{
 		"known UUID, secret published": {
+			reason: "the app named by its UUID holds the secret the connection Secret carries: nothing to do",
 			w:      world{cr: newCR(withExternalName(appID)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
 			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID,
 		},
 		"no UUID, one app by name: adopted": {
+			reason: "an app of ours found by name (after a lost status) is taken, not made again",
 			w:      world{cr: newCR(), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
 			exists: true, upToDate: true, lateInit: true, ready: corev1.ConditionTrue, externalName: appID,
 			events: []string{string(eventAdopted)},
 		},
 		"no UUID, no app, no create sent: create": {
-			w: world{cr: newCR(), ias: &fakeIAS{}},
+			reason: "nothing in IAS and no create sent: Create makes the app",
+			w:      world{cr: newCR(), ias: &fakeIAS{}},
 		},
 		"create without answer 10s ago, not listed yet: wait, do not create": {
-			w:   world{cr: newCR(createdAgo(10 * time.Second)), ias: &fakeIAS{}},
-			err: errors.Errorf(errCreateUnanswered, "rt", rfc3339(at.Add(-10*time.Second+time.Minute))),
+			reason: "IAS lists a new app late: a create sent without answer may have made one, so a second create waits",
+			w:      world{cr: newCR(createdAgo(10 * time.Second)), ias: &fakeIAS{}},
+			err:    errors.Errorf(errCreateUnanswered, "rt", rfc3339(at.Add(-10*time.Second+time.Minute))),
 		},
 		"create without answer 2m ago, still not listed: create again": {
-			w: world{cr: newCR(createdAgo(2 * time.Minute)), ias: &fakeIAS{}},
+			reason: "a create unanswered for longer than IAS lists late did not make an app",
+			w:      world{cr: newCR(createdAgo(2 * time.Minute)), ias: &fakeIAS{}},
 		},
 		"create without answer, app listed: adopted": {
+			reason: "the app the unanswered create made is taken",
 			w:      world{cr: newCR(createdAgo(10 * time.Second)), ias: oneApp()},
 			exists: true, lateInit: true, ready: corev1.ConditionFalse, externalName: appID,
 			events: []string{string(eventAdopted)},
 		},
 		"two apps of ours, none published: the oldest kept, the other deleted": {
+			reason: "duplicates from a crash are ours to delete; with none published the oldest stays",
 			w: world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{
 				ourApp("new", at.Add(-time.Minute)), ourApp(appID, at.Add(-time.Hour))}}},
 			exists: true, lateInit: true, ready: corev1.ConditionFalse, externalName: appID,
 			calls: []string{"delete app new"}, events: []string{string(eventDeletedDuplicate), string(eventAdopted)},
 		},
 		"two apps of ours, the newer published: the newer kept": {
+			reason: "the app whose secret a runtime holds stays, whatever its age",
 			w: world{cr: newCR(), conn: conn("abcd"), ias: &fakeIAS{apps: []ias.Application{
 				ourApp("old", at.Add(-time.Hour)), ourApp(appID, at.Add(-time.Minute))},
 				secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
@@ -206,11 +215,13 @@ func TestObserve(t *testing.T) {
 			calls: []string{"delete app old"}, events: []string{string(eventDeletedDuplicate), string(eventAdopted)},
 		},
 		"an app of ours and a namesake without the marker: error, nothing deleted": {
+			reason: "an app without our marker may be someone else's: nothing is deleted, and the error names both",
 			w: world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{
 				ourApp(appID, at.Add(-time.Hour)), {ID: "theirs", Name: "rt", Type: ias.TypeCharged}}}},
 			err: errors.Errorf(errNamesakes, namesakes("rt", []string{appID, "theirs"}, 1)),
 		},
 		"known UUID after a create without answer: a late-listed duplicate of ours deleted": {
+			reason: "an app listed late after a create was retried is a duplicate of ours",
 			w: world{cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
 				meta.AddAnnotations(cr, map[string]string{AnnotationUnconfirmedCreate: at.Add(-5 * time.Minute).Format(time.RFC3339)})
 			}), conn: conn("abcd"), ias: &fakeIAS{apps: []ias.Application{ourApp("late", at.Add(-6*time.Minute)), ourApp(appID, at.Add(-5*time.Minute))},
@@ -219,20 +230,25 @@ func TestObserve(t *testing.T) {
 			calls: []string{"delete app late"}, events: []string{string(eventDeletedDuplicate)},
 		},
 		"known UUID gone from IAS: looked up by name, none: create": {
-			w: world{cr: newCR(withExternalName("22222222-2222-2222-2222-222222222222")), ias: &fakeIAS{}},
+			reason: "an app deleted in IAS by hand is made again",
+			w:      world{cr: newCR(withExternalName("22222222-2222-2222-2222-222222222222")), ias: &fakeIAS{}},
 		},
 		"deleting, UUID gone: gone, no namesake looked for": {
-			w: world{cr: newCR(withExternalName("22222222-2222-2222-2222-222222222222"), inDeletion), ias: oneApp()},
+			reason: "a deletion whose app is gone is done: another app of the same name is not ours to delete",
+			w:      world{cr: newCR(withExternalName("22222222-2222-2222-2222-222222222222"), inDeletion), ias: oneApp()},
 		},
 		"not a customer-created app: refused": {
-			w:   world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: "bundled"}}}},
-			err: errors.Errorf(errNotCharged, appIDName(appID, "rt"), "bundled"),
+			reason: "IAS bundled apps are never taken over",
+			w:      world{cr: newCR(), ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: "bundled"}}}},
+			err:    errors.Errorf(errNotCharged, appIDName(appID, "rt"), "bundled"),
 		},
 		"connection Secret lost: not Ready, a new secret needed": {
+			reason: "a secret IAS never shows again cannot be written once more: a new one is needed",
 			w:      world{cr: newCR(withExternalName(appID)), ias: oneApp(ourSecret("s1", "abcd"))},
 			exists: true, ready: corev1.ConditionFalse, externalName: appID,
 		},
 		"rotation due: still Ready, not up to date": {
+			reason: "a secret close to its validTo still works while its successor is made",
 			w: world{cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
 				cr.Spec.ForProvider.Secret.ValidFor = &metav1.Duration{Duration: 2 * time.Hour}
 				cr.Spec.ForProvider.Secret.RotateBefore = &metav1.Duration{Duration: time.Hour}
@@ -245,26 +261,31 @@ func TestObserve(t *testing.T) {
 			exists: true, ready: corev1.ConditionTrue, externalName: appID,
 		},
 		"older secret, a runtime still on it: kept, up to date": {
+			reason: "a secret a runtime still holds is not deleted",
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", time.Hour)), ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")),
 				conn: conn("abcd"), pending: "1 of 2 RuntimeSecrets"},
 			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID, retiring: 1,
 		},
 		"older secret, runtimes moved on, grace not over: kept": {
+			reason: "runtimes that moved on get retireAfter before their old secret goes",
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 5*time.Minute)), ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")),
 				conn: conn("abcd")},
 			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID, retiring: 1,
 		},
 		"older secret, runtimes moved on, grace over: due": {
+			reason: "an old secret no runtime needs is deleted by Update",
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)), ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")),
 				conn: conn("abcd")},
 			exists: true, ready: corev1.ConditionTrue, externalName: appID, retiring: 1,
 		},
 		"published secret first seen now (status lost): grace counts from now": {
+			reason: "without the time of publication the grace starts now, never earlier",
 			w: world{cr: newCR(withExternalName(appID)), ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")),
 				conn: conn("abcd")},
 			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID, retiring: 1,
 		},
 		"a secret made by hand is never ours to retire": {
+			reason: "only secrets with our description are retired",
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)), ias: oneApp(
 				ias.APISecret{ID: "s1", Hint: "hand", Description: "made by hand"}, ourSecret("s2", "abcd")), conn: conn("abcd")},
 			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID,
@@ -276,41 +297,41 @@ func TestObserve(t *testing.T) {
 			cr := tc.w.cr
 			obs, err := e.Observe(context.Background(), cr)
 			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
-				t.Fatalf("Observe() error: -want +got:\n%s", diff)
+				t.Fatalf("%s\nObserve() error: -want +got:\n%s", tc.reason, diff)
 			}
 			if tc.err != nil {
 				if len(tc.w.ias.calls) > 0 {
-					t.Errorf("Observe() changed IAS after an error: %v", tc.w.ias.calls)
+					t.Errorf("%s\nObserve() changed IAS after an error: %v", tc.reason, tc.w.ias.calls)
 				}
 				return
 			}
 			got := [3]bool{obs.ResourceExists, obs.ResourceUpToDate, obs.ResourceLateInitialized}
 			if want := [3]bool{tc.exists, tc.upToDate, tc.lateInit}; got != want {
-				t.Errorf("Observe(): exists, upToDate, lateInit = %v, want %v", got, want)
+				t.Errorf("%s\nObserve(): exists, upToDate, lateInit = %v, want %v", tc.reason, got, want)
 			}
 			if tc.exists {
 				if s := cr.GetCondition(xpv2.TypeReady).Status; s != tc.ready {
-					t.Errorf("Ready = %s, want %s (%s)", s, tc.ready, cr.GetCondition(xpv2.TypeReady).Message)
+					t.Errorf("%s\nReady = %s, want %s (%s)", tc.reason, s, tc.ready, cr.GetCondition(xpv2.TypeReady).Message)
 				}
 			}
 			// To be created: the finalizer rides on the write that records the
 			// pending creation; nothing else adds it in memory only.
 			if finalized := meta.FinalizerExists(cr, managed.FinalizerName); !meta.WasDeleted(cr) && finalized != !tc.exists {
-				t.Errorf("finalizer in memory %v, want %v", finalized, !tc.exists)
+				t.Errorf("%s\nfinalizer in memory %v, want %v", tc.reason, finalized, !tc.exists)
 			}
 			if got := meta.GetExternalName(cr); got != tc.externalName && tc.exists {
-				t.Errorf("external name = %q, want %q", got, tc.externalName)
+				t.Errorf("%s\nexternal name = %q, want %q", tc.reason, got, tc.externalName)
 			}
 			if diff := cmp.Diff(tc.calls, tc.w.ias.calls); diff != "" {
-				t.Errorf("IAS changes: -want +got:\n%s", diff)
+				t.Errorf("%s\nIAS changes: -want +got:\n%s", tc.reason, diff)
 			}
 			if got := len(cr.Status.AtProvider.Retiring); got != tc.retiring {
-				t.Errorf("status.atProvider.retiring has %d, want %d", got, tc.retiring)
+				t.Errorf("%s\nstatus.atProvider.retiring has %d, want %d", tc.reason, got, tc.retiring)
 			}
 			if tc.events != nil {
 				log := e.recorder.(*fakes.Events)
 				if diff := cmp.Diff(tc.events, log.Reasons()); diff != "" {
-					t.Errorf("events: -want +got:\n%s", diff)
+					t.Errorf("%s\nevents: -want +got:\n%s", tc.reason, diff)
 				}
 			}
 		})
@@ -330,7 +351,9 @@ func TestUpdate(t *testing.T) {
 	}
 	// platform is a ProviderConfig's secretRotation: valid 3h, replaced 2h before.
 	platform := secretLifetime{validFor: 3 * time.Hour, rotateBefore: 2 * time.Hour}
+	refused := &ias.APIError{Operation: "create_api_secret", StatusCode: 500}
 	cases := map[string]struct {
+		reason    string
 		w         world
 		calls     []string
 		events    []string
@@ -341,37 +364,43 @@ func TestUpdate(t *testing.T) {
 		// rotations the rotation metrics' "succeeded failed" counts.
 		rotated   corev1.ConditionStatus
 		rotations string
-		wantErr   bool
+		err       error
 		// validTo is how long the new secret is valid, if one is made.
 		validTo time.Duration
 	}{
 		"ProviderConfig's rotation, secret within its rotateBefore: replaced by one valid for its validFor, same app": {
+			reason:    "the platform's rotation applies to every resource without its own: the runtime keeps its client ID",
 			w:         world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), rotation: platform, ias: oneApp(expiring("s1", "abcd", 90*time.Minute)), conn: conn("abcd")},
 			calls:     []string{"create secret sec-1"},
 			events:    []string{string(eventNewSecret), string(eventRetiringSecret)},
 			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0", validTo: 3 * time.Hour,
 		},
 		"ProviderConfig's rotation, a never-expiring secret published longer than validFor - rotateBefore ago: replaced": {
+			reason:    "a secret without validTo (made before the setting, or migrated) is due validFor - rotateBefore after it was published",
 			w:         world{cr: newCR(withExternalName(appID), publishedAgo("s1", 61*time.Minute)), rotation: platform, ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
 			calls:     []string{"create secret sec-1"},
 			events:    []string{string(eventNewSecret), string(eventRetiringSecret)},
 			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0", validTo: 3 * time.Hour,
 		},
 		"ProviderConfig's rotation, a never-expiring secret published lately: kept, nothing changes at once": {
-			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", 59*time.Minute)), rotation: platform, ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
+			reason: "switching the setting on changes no runtime at once",
+			w:      world{cr: newCR(withExternalName(appID), publishedAgo("s1", 59*time.Minute)), rotation: platform, ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
 		},
 		"the resource's own validFor without rotateBefore wins over the ProviderConfig's rotation: kept": {
+			reason: "a resource's own secret settings win as a whole, even without rotateBefore",
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), func(cr *v1alpha1.IASApplication) {
 				cr.Spec.ForProvider.Secret.ValidFor = &metav1.Duration{Duration: 2 * time.Hour}
 			}), rotation: platform, ias: oneApp(expiring("s1", "abcd", 10*time.Minute)), conn: conn("abcd")},
 		},
 		"an expired older secret, a runtime still on it: deleted, since it authenticates nobody": {
+			reason: "an expired secret authenticates nobody, so keeping it for a runtime helps no one",
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)),
 				ias: oneApp(expiring("s1", "old1", -time.Second), ourSecret("s2", "abcd")), conn: conn("abcd"), pending: "1 of 1 RuntimeSecrets"},
 			calls:  []string{"delete secret s1"},
 			events: []string{string(eventDeletedSecret)},
 		},
 		"an expired older secret within the grace period makes room for a due rotation": {
+			reason: "an expired older secret does not block the next rotation",
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 5*time.Minute)), rotation: platform,
 				ias: oneApp(expiring("s1", "old1", -time.Second), expiring("s2", "abcd", time.Hour)), conn: conn("abcd")},
 			calls:     []string{"delete secret s1", "create secret sec-1"},
@@ -379,18 +408,21 @@ func TestUpdate(t *testing.T) {
 			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0", validTo: 3 * time.Hour,
 		},
 		"drift patched back": {
+			reason: "a field changed in IAS by hand is patched back, and only that field",
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), conn: conn("abcd"),
 				ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", DisplayName: "other", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC, Type: ias.TypeCharged, ClientID: "client-" + appID}},
 					secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
 			calls: []string{"patch " + appID + " /branding/displayName"},
 		},
 		"connection Secret lost: a new secret published, the old one retiring, Ready at once": {
+			reason:    "IAS never shows a secret again: a new one is the only way to credentials, and the old one stays until the runtimes moved on",
 			w:         world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), ias: oneApp(ourSecret("s1", "abcd"))},
 			calls:     []string{"create secret sec-1"},
 			events:    []string{string(eventNewSecret), string(eventRetiringSecret)},
 			published: true, ready: corev1.ConditionTrue, retiring: 1,
 		},
 		"connection Secret lost with two of ours: the last published kept, the other deleted first": {
+			reason: "IAS allows few secrets per app: the one no runtime can hold goes first",
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)),
 				ias: oneApp(ourSecret("s1", "abcd"), ourSecret("s2", "efgh"))},
 			calls:     []string{"delete secret s2", "create secret sec-1"},
@@ -398,33 +430,38 @@ func TestUpdate(t *testing.T) {
 			published: true, ready: corev1.ConditionTrue, retiring: 1,
 		},
 		"rotation due: a new secret published, the old one kept": {
+			reason:    "rotation overlaps: the old secret works until the runtimes hold the new one",
 			w:         world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s1", time.Hour)), ias: oneApp(expiring("s1", "abcd", 30*time.Minute)), conn: conn("abcd")},
 			calls:     []string{"create secret sec-1"},
 			events:    []string{string(eventNewSecret), string(eventRetiringSecret)},
 			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0",
 		},
 		"rotation due but IAS refuses the new secret: a condition, a Warning event, counted as failed": {
+			reason: "a failed rotation is told where a person looks and in the metrics, and the old secret stays",
 			w: world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s1", time.Hour)), conn: conn("abcd"),
 				ias: func() *fakeIAS {
 					f := oneApp(expiring("s1", "abcd", 30*time.Minute))
-					f.createSecretErr = &ias.APIError{Operation: "create_api_secret", StatusCode: 500}
+					f.createSecretErr = refused
 					return f
 				}()},
-			events:  []string{string(eventRotationFailed)},
-			wantErr: true, rotated: corev1.ConditionFalse, rotations: "0 1",
+			events: []string{string(eventRotationFailed)},
+			err:    refused, rotated: corev1.ConditionFalse, rotations: "0 1",
 		},
 		"rotation due while an older secret still retires: waits, no third secret": {
+			reason: "a third secret would exceed what IAS allows, so the rotation waits and says so",
 			w: world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s2", 5*time.Minute)),
 				ias: oneApp(ourSecret("s1", "old1"), expiring("s2", "abcd", 30*time.Minute)), conn: conn("abcd")},
 			events: []string{string(eventRotationWaits)}, retiring: 1, rotated: corev1.ConditionFalse, rotations: "0 0",
 		},
 		"retired secret due: deleted": {
+			reason: "a secret no runtime needs after the grace period is deleted",
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)),
 				ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")), conn: conn("abcd")},
 			calls:  []string{"delete secret s1"},
 			events: []string{string(eventDeletedSecret)},
 		},
 		"due retirement makes room for a due rotation": {
+			reason: "deleting first keeps the count of secrets within IAS's limit",
 			w: world{cr: newCR(withExternalName(appID), rotating, publishedAgo("s2", 20*time.Minute)),
 				ias: oneApp(ourSecret("s1", "old1"), expiring("s2", "abcd", 30*time.Minute)), conn: conn("abcd")},
 			calls:     []string{"delete secret s1", "create secret sec-1"},
@@ -432,6 +469,7 @@ func TestUpdate(t *testing.T) {
 			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0",
 		},
 		"a runtime still on the older secret: nothing deleted": {
+			reason: "a secret a runtime still holds is never deleted before it expires",
 			w: world{cr: newCR(withExternalName(appID), publishedAgo("s2", 20*time.Minute)),
 				ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")), conn: conn("abcd"), pending: "1 of 1 RuntimeSecrets"},
 			retiring: 1,
@@ -442,45 +480,46 @@ func TestUpdate(t *testing.T) {
 			e, r := tc.w.external(t)
 			e.secretMetrics = secretmetrics.New(nil)
 			cr := tc.w.cr
-			if _, err := e.Update(context.Background(), cr); (err != nil) != tc.wantErr {
-				t.Fatalf("Update(): %v, want error: %v", err, tc.wantErr)
+			_, err := e.Update(context.Background(), cr)
+			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
+				t.Fatalf("%s\nUpdate() error: -want +got:\n%s", tc.reason, diff)
 			}
 			if got := cr.GetCondition(TypeRotation).Status; got != tc.rotated && (tc.rotated != "" || got != corev1.ConditionUnknown) {
-				t.Errorf("SecretRotated = %q, want %q", got, tc.rotated)
+				t.Errorf("%s\nSecretRotated = %q, want %q", tc.reason, got, tc.rotated)
 			}
 			if tc.rotations != "" {
 				if got := rotationCounts(t, e.secretMetrics); got != tc.rotations {
-					t.Errorf("rotations succeeded/failed = %s, want %s", got, tc.rotations)
+					t.Errorf("%s\nrotations succeeded/failed = %s, want %s", tc.reason, got, tc.rotations)
 				}
 			}
 			if diff := cmp.Diff(tc.calls, tc.w.ias.calls); diff != "" {
-				t.Errorf("IAS changes: -want +got:\n%s", diff)
+				t.Errorf("%s\nIAS changes: -want +got:\n%s", tc.reason, diff)
 			}
 			if diff := cmp.Diff(tc.events, e.recorder.(*fakes.Events).Reasons()); diff != "" {
-				t.Errorf("events: -want +got:\n%s", diff)
+				t.Errorf("%s\nevents: -want +got:\n%s", tc.reason, diff)
 			}
 			if got := len(r.published) > 0; got != tc.published {
-				t.Errorf("published = %v, want %v", got, tc.published)
+				t.Errorf("%s\npublished = %v, want %v", tc.reason, got, tc.published)
 			}
 			if tc.ready != "" {
 				if s := cr.GetCondition(xpv2.TypeReady).Status; s != tc.ready {
-					t.Errorf("Ready = %s, want %s", s, tc.ready)
+					t.Errorf("%s\nReady = %s, want %s", tc.reason, s, tc.ready)
 				}
 			}
 			if got := len(cr.Status.AtProvider.Retiring); got != tc.retiring {
-				t.Errorf("status.atProvider.retiring has %d, want %d", got, tc.retiring)
+				t.Errorf("%s\nstatus.atProvider.retiring has %d, want %d", tc.reason, got, tc.retiring)
 			}
 			if tc.validTo != 0 {
 				ss := tc.w.ias.secrets[appID]
 				if got := ss[len(ss)-1].ValidTo; got == nil || !got.Equal(at.Add(tc.validTo)) {
-					t.Errorf("new secret valid to %v, want %v", got, at.Add(tc.validTo))
+					t.Errorf("%s\nnew secret valid to %v, want %v", tc.reason, got, at.Add(tc.validTo))
 				}
 				if got := cr.Status.AtProvider.SecretRotatesAt; got == nil || !got.Equal(&metav1.Time{Time: at.Add(tc.validTo - platform.rotateBefore)}) {
-					t.Errorf("status.atProvider.secretRotatesAt = %v, want %v", got, at.Add(tc.validTo-platform.rotateBefore))
+					t.Errorf("%s\nstatus.atProvider.secretRotatesAt = %v, want %v", tc.reason, got, at.Add(tc.validTo-platform.rotateBefore))
 				}
 			}
 			if n := len(tc.w.ias.secrets[appID]); n > maxSecrets {
-				t.Errorf("the app holds %d secrets of this provider, at most %d allowed", n, maxSecrets)
+				t.Errorf("%s\nthe app holds %d secrets of this provider, at most %d allowed", tc.reason, n, maxSecrets)
 			}
 		})
 	}
@@ -488,13 +527,15 @@ func TestUpdate(t *testing.T) {
 
 func TestCreateAndDelete(t *testing.T) {
 	cases := map[string]struct {
-		cr    *v1alpha1.IASApplication
-		ias   *fakeIAS
-		do    func(*external, *v1alpha1.IASApplication) error
-		calls []string
+		reason string
+		cr     *v1alpha1.IASApplication
+		ias    *fakeIAS
+		do     func(*external, *v1alpha1.IASApplication) error
+		calls  []string
 	}{
 		"create marks the app as this provider's and makes a secret": {
-			cr: newCR(), ias: &fakeIAS{},
+			reason: "the marker in the description is how the provider later tells its apps from others'",
+			cr:     newCR(), ias: &fakeIAS{},
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				c, err := e.Create(context.Background(), cr)
 				if err == nil && string(c.ConnectionDetails[v1alpha1.KeyClientSecret]) == "" {
@@ -512,7 +553,8 @@ func TestCreateAndDelete(t *testing.T) {
 			calls: []string{"create app rt", "create secret sec-2"},
 		},
 		"the Observe right after a Create asks IAS nothing": {
-			cr: newCR(), ias: &fakeIAS{},
+			reason: "IAS lists a new app late: what Create learned is trusted until the status records it",
+			cr:     newCR(), ias: &fakeIAS{},
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				if _, err := e.Create(context.Background(), cr); err != nil {
 					return err
@@ -535,7 +577,8 @@ func TestCreateAndDelete(t *testing.T) {
 			calls: []string{"create app rt", "create secret sec-2"},
 		},
 		"a status write lost to a conflict: the Observes that follow ask IAS nothing": {
-			cr: newCR(), ias: &fakeIAS{},
+			reason: "the same when the status did not reach the API server: the external name did",
+			cr:     newCR(), ias: &fakeIAS{},
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				if _, err := e.Create(context.Background(), cr); err != nil {
 					return err
@@ -557,6 +600,7 @@ func TestCreateAndDelete(t *testing.T) {
 			calls: []string{"create app rt", "create secret sec-2"},
 		},
 		"just created app not yet readable: wait, never create another": {
+			reason: "a second app would be a duplicate once IAS lists the first",
 			cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
 				meta.SetExternalCreateSucceeded(cr, time.Now().Add(-5*time.Second))
 			}), ias: &fakeIAS{},
@@ -570,7 +614,8 @@ func TestCreateAndDelete(t *testing.T) {
 			},
 		},
 		"observed while deleting: existence only, its secrets are not listed": {
-			cr: newCR(withExternalName(appID), inDeletion), ias: oneApp(ourSecret("s1", "abcd")),
+			reason: "a deletion needs to know only that the app is there",
+			cr:     newCR(withExternalName(appID), inDeletion), ias: oneApp(ourSecret("s1", "abcd")),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				obs, err := e.Observe(context.Background(), cr)
 				if f := e.ias.(*fakeIAS); f.reads != 1 || !obs.ResourceExists {
@@ -580,7 +625,8 @@ func TestCreateAndDelete(t *testing.T) {
 			},
 		},
 		"deleting an app observed before: IAS is asked who owns it all the same": {
-			cr: newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: oneApp(ourSecret("s1", "abcd")),
+			reason: "the status may be forged or stale: IAS's owner record decides",
+			cr:     newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: oneApp(ourSecret("s1", "abcd")),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				obs, err := e.Observe(context.Background(), cr)
 				if f := e.ias.(*fakeIAS); f.reads != 1 || !obs.ResourceExists {
@@ -590,7 +636,8 @@ func TestCreateAndDelete(t *testing.T) {
 			},
 		},
 		"after its Delete the app is gone without asking IAS again: a read and a delete per deletion": {
-			cr: newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: oneApp(ourSecret("s1", "abcd")),
+			reason: "the Observe after a Delete this process sent trusts it, so a deletion costs IAS two calls",
+			cr:     newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: oneApp(ourSecret("s1", "abcd")),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				for i, want := range []bool{true, false} {
 					obs, err := e.Observe(context.Background(), cr)
@@ -614,7 +661,8 @@ func TestCreateAndDelete(t *testing.T) {
 			calls: []string{"delete app " + appID},
 		},
 		"a Delete forgotten by a restart: IAS answers the app is gone, nothing is deleted again": {
-			cr: newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: &fakeIAS{},
+			reason: "after a restart IAS is asked, and a gone app is gone",
+			cr:     newCR(withExternalName(appID), inDeletion, observedAs(appID)), ias: &fakeIAS{},
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				if obs, err := e.Observe(context.Background(), cr); err != nil || obs.ResourceExists {
 					t.Errorf("Observe(): exists %v, err %v; want gone", obs.ResourceExists, err)
@@ -623,8 +671,9 @@ func TestCreateAndDelete(t *testing.T) {
 			},
 		},
 		"a deletion leaves an app IAS records no owner of, whatever the status says": {
-			cr:  newCR(withExternalName(appID), inDeletion, observedAs(appID)),
-			ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: ias.TypeCharged}}},
+			reason: "an app no resource owns (made by eventing-auth-manager, say) is never deleted by a resource that claims it",
+			cr:     newCR(withExternalName(appID), inDeletion, observedAs(appID)),
+			ias:    &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: ias.TypeCharged}}},
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				if obs, err := e.Observe(context.Background(), cr); err != nil || obs.ResourceExists {
 					t.Errorf("Observe(): exists %v, err %v; want left", obs.ResourceExists, err)
@@ -633,8 +682,9 @@ func TestCreateAndDelete(t *testing.T) {
 			},
 		},
 		"a forged status.atProvider.id deletes nothing: IAS records another owner": {
-			cr:  newCR(withExternalName(appID), inDeletion, observedAs(appID)),
-			ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: ias.TypeCharged, Description: ownedDescription("kcp-system/rt")}}},
+			reason: "the status is writable by whoever can write the resource: it is not proof of ownership",
+			cr:     newCR(withExternalName(appID), inDeletion, observedAs(appID)),
+			ias:    &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", Type: ias.TypeCharged, Description: ownedDescription("kcp-system/rt")}}},
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				if obs, err := e.Observe(context.Background(), cr); err != nil || obs.ResourceExists {
 					t.Errorf("Observe(): exists %v, err %v; want left", obs.ResourceExists, err)
@@ -643,7 +693,8 @@ func TestCreateAndDelete(t *testing.T) {
 			},
 		},
 		"delete by UUID": {
-			cr: newCR(withExternalName(appID)), ias: oneApp(),
+			reason: "Delete removes the app it owns by its UUID",
+			cr:     newCR(withExternalName(appID)), ias: oneApp(),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				_, err := e.Delete(context.Background(), cr)
 				return err
@@ -651,7 +702,8 @@ func TestCreateAndDelete(t *testing.T) {
 			calls: []string{"delete app " + appID},
 		},
 		"delete of an app already gone": {
-			cr: newCR(withExternalName(appID)), ias: &fakeIAS{},
+			reason: "a deletion that finds the app gone is done, without an error",
+			cr:     newCR(withExternalName(appID)), ias: &fakeIAS{},
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				_, err := e.Delete(context.Background(), cr)
 				return err
@@ -659,7 +711,8 @@ func TestCreateAndDelete(t *testing.T) {
 			calls: []string{"delete app " + appID},
 		},
 		"delete without UUID touches nothing": {
-			cr: newCR(), ias: oneApp(),
+			reason: "without a UUID there is no app this resource knows to be its own",
+			cr:     newCR(), ias: oneApp(),
 			do: func(e *external, cr *v1alpha1.IASApplication) error {
 				_, err := e.Delete(context.Background(), cr)
 				return err
@@ -670,10 +723,10 @@ func TestCreateAndDelete(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e, _ := world{cr: tc.cr, ias: tc.ias}.external(t)
 			if err := tc.do(e, tc.cr); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if diff := cmp.Diff(tc.calls, tc.ias.calls); diff != "" {
-				t.Errorf("IAS changes: -want +got:\n%s", diff)
+				t.Errorf("%s\nIAS changes: -want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
@@ -689,26 +742,31 @@ func TestSteadyPoll(t *testing.T) {
 		}
 	}
 	cases := map[string]struct {
+		reason   string
 		w        world
 		reads    int
 		upToDate bool
 		ready    corev1.ConditionStatus
 	}{
 		"app in the inventory, secrets checked 10m ago: the inventory only": {
-			w:     world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(10*time.Minute)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
-			reads: 1, upToDate: true, ready: corev1.ConditionTrue,
+			reason: "a Ready app costs IAS one shared listing per poll",
+			w:      world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(10*time.Minute)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
+			reads:  1, upToDate: true, ready: corev1.ConditionTrue,
 		},
 		"secrets listed by this process over an hour ago: listed": {
+			reason: "secrets are listed at least hourly, to notice one deleted in IAS",
 			w: world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(3*time.Hour)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd"),
 				listedAgo: ptr.To(61 * time.Minute)},
 			reads: 2, upToDate: true, ready: corev1.ConditionTrue,
 		},
 		"secrets listed by this process 10m ago, the status says 3h: the inventory only": {
+			reason: "this process's own record counts, so a restored status does not cause a listing storm",
 			w: world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(3*time.Hour)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd"),
 				listedAgo: ptr.To(10 * time.Minute)},
 			reads: 1, upToDate: true, ready: corev1.ConditionTrue,
 		},
 		"app not in the inventory: looked up by its UUID": {
+			reason: "an app the listing missed is read on its own",
 			w: world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(10*time.Minute)), conn: conn("abcd"),
 				ias: func() *fakeIAS {
 					f := oneApp(ourSecret("s1", "abcd"))
@@ -718,10 +776,12 @@ func TestSteadyPoll(t *testing.T) {
 			reads: 2, upToDate: true, ready: corev1.ConditionTrue,
 		},
 		"the connection Secret holds another secret: listed, a new one needed": {
-			w:     world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(10*time.Minute)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("zzzz")},
-			reads: 2, ready: corev1.ConditionFalse,
+			reason: "a connection Secret that no longer matches means the runtime holds credentials IAS may not accept",
+			w:      world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour), checkedAgo(10*time.Minute)), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("zzzz")},
+			reads:  2, ready: corev1.ConditionFalse,
 		},
 		"an older secret retiring: listed every poll": {
+			reason: "a retiring secret is deleted as soon as it is due, so its app's secrets are read each poll",
 			w: world{steady: true, cr: newCR(withExternalName(appID), publishedAgo("s1", time.Minute), checkedAgo(10*time.Minute), func(cr *v1alpha1.IASApplication) {
 				cr.Status.AtProvider.Retiring = []v1alpha1.RetiringSecret{{ID: "s0"}}
 			}), ias: oneApp(ourSecret("s0", "old0"), ourSecret("s1", "abcd")), conn: conn("abcd")},
@@ -733,16 +793,16 @@ func TestSteadyPoll(t *testing.T) {
 			e, _ := tc.w.external(t)
 			obs, err := e.Observe(context.Background(), tc.w.cr)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if f := tc.w.ias; f.reads != tc.reads {
-				t.Errorf("IAS reads %d, want %d", f.reads, tc.reads)
+				t.Errorf("%s\nIAS reads %d, want %d", tc.reason, f.reads, tc.reads)
 			}
 			if obs.ResourceUpToDate != tc.upToDate || !obs.ResourceExists {
-				t.Errorf("exists %v, up to date %v; want exists, up to date %v", obs.ResourceExists, obs.ResourceUpToDate, tc.upToDate)
+				t.Errorf("%s\nexists %v, up to date %v; want exists, up to date %v", tc.reason, obs.ResourceExists, obs.ResourceUpToDate, tc.upToDate)
 			}
 			if s := tc.w.cr.GetCondition(xpv2.TypeReady).Status; s != tc.ready {
-				t.Errorf("Ready %s, want %s", s, tc.ready)
+				t.Errorf("%s\nReady %s, want %s", tc.reason, s, tc.ready)
 			}
 		})
 	}

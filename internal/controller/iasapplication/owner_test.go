@@ -2,7 +2,6 @@ package iasapplication
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -38,8 +37,9 @@ func TestOneOwner(t *testing.T) {
 	operators := ourApp(appID, at)
 	operators.Description = ""
 	cases := map[string]struct {
-		cr *v1alpha1.IASApplication
-		in ias.Application
+		reason string
+		cr     *v1alpha1.IASApplication
+		in     ias.Application
 		// wantConflict: Observe says the owner; else it finds the app.
 		wantConflict string
 		// wantExists when the resource is being deleted.
@@ -47,15 +47,42 @@ func TestOneOwner(t *testing.T) {
 		wantExists bool
 		wantEvents []string
 	}{
-		"by name, owned in another namespace":                   {cr: newCR(), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
-		"by UUID, owned in another namespace":                   {cr: newCR(withExternalName(appID)), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
-		"by UUID, owned by another name in this one":            {cr: newCR(withExternalName(appID)), in: ownedBy("ns/other"), wantConflict: "ns/other"},
-		"by UUID, recorded as observed, owned by other":         {cr: newCR(withExternalName(appID), observedAs(appID)), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt"},
-		"deleting by UUID, owned by another: left":              {cr: newCR(withExternalName(appID)), in: ownedBy("tenant-a/rt"), deleting: true, wantEvents: []string{string(eventLeftToOwner)}},
-		"owned by this resource (same namespace/name, new UID)": {cr: newCR(), in: ownedBy("ns/rt")},
-		"an app of this provider that names no owner":           {cr: newCR(), in: legacy},
-		"an app of eventing-auth-manager":                       {cr: newCR(withExternalName(appID)), in: operators},
-		"deleting an own app":                                   {cr: newCR(withExternalName(appID)), in: ownedBy("ns/rt"), deleting: true, wantExists: true},
+		"ByNameOwnedInAnotherNamespace": {
+			reason: "an app found by name that another namespace's resource owns is not taken: one namespace never reaches into another's state",
+			cr:     newCR(), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt",
+		},
+		"ByUUIDOwnedInAnotherNamespace": {
+			reason: "naming another's app by its UUID does not make it this resource's",
+			cr:     newCR(withExternalName(appID)), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt",
+		},
+		"ByUUIDOwnedByAnotherName": {
+			reason: "the same within one namespace: one owner per app",
+			cr:     newCR(withExternalName(appID)), in: ownedBy("ns/other"), wantConflict: "ns/other",
+		},
+		"RecordedAsObservedOwnedByOther": {
+			reason: "a status that records the app as observed is no proof of ownership",
+			cr:     newCR(withExternalName(appID), observedAs(appID)), in: ownedBy("tenant-a/rt"), wantConflict: "tenant-a/rt",
+		},
+		"DeletingOwnedByAnother": {
+			reason: "a deletion leaves another's app to its owner, and says so",
+			cr:     newCR(withExternalName(appID)), in: ownedBy("tenant-a/rt"), deleting: true, wantEvents: []string{string(eventLeftToOwner)},
+		},
+		"OwnedByThisResource": {
+			reason: "owners are recorded by namespace and name, so a resource made again finds its app",
+			cr:     newCR(), in: ownedBy("ns/rt"),
+		},
+		"MarkerWithoutOwner": {
+			reason: "an app of this provider made before owners were recorded is taken",
+			cr:     newCR(), in: legacy,
+		},
+		"EventingAuthManagersApp": {
+			reason: "an app no resource owns yet, as eventing-auth-manager's, is taken by a resource its ProviderConfig admits",
+			cr:     newCR(withExternalName(appID)), in: operators,
+		},
+		"DeletingOwnApp": {
+			reason: "a resource deletes its own app",
+			cr:     newCR(withExternalName(appID)), in: ownedBy("ns/rt"), deleting: true, wantExists: true,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -65,27 +92,27 @@ func TestOneOwner(t *testing.T) {
 			fake := &fakeIAS{apps: []ias.Application{tc.in}}
 			e, _ := world{cr: tc.cr, ias: fake}.external(t)
 			obs, err := e.Observe(context.Background(), tc.cr)
-			var conflict *OwnerConflictError
 			switch {
 			case tc.wantConflict != "":
-				if !errors.As(err, &conflict) || conflict.Owner != tc.wantConflict || !strings.Contains(err.Error(), tc.wantConflict) {
-					t.Fatalf("Observe() = %v, want a conflict naming %s", err, tc.wantConflict)
+				want := &OwnerConflictError{App: appIDName(appID, tc.in.Name), Owner: tc.wantConflict, Self: "ns/rt"}
+				if diff := cmp.Diff(error(want), err, test.EquateErrors()); diff != "" {
+					t.Fatalf("%s\nObserve() error: -want +got:\n%s", tc.reason, diff)
 				}
 				if meta.GetExternalName(tc.cr) != "" && meta.GetExternalName(tc.cr) != appID || tc.cr.Status.AtProvider.ID != "" {
-					t.Errorf("external name %q, status id %q: want nothing recorded of another's app", meta.GetExternalName(tc.cr), tc.cr.Status.AtProvider.ID)
+					t.Errorf("%s\nexternal name %q, status id %q: want nothing recorded of another's app", tc.reason, meta.GetExternalName(tc.cr), tc.cr.Status.AtProvider.ID)
 				}
 			case err != nil:
-				t.Fatalf("Observe() = %v", err)
+				t.Fatalf("%s\nObserve() = %v", tc.reason, err)
 			case tc.deleting && obs.ResourceExists != tc.wantExists:
-				t.Fatalf("Observe() while deleting: exists %v, want %v", obs.ResourceExists, tc.wantExists)
+				t.Fatalf("%s\nObserve() while deleting: exists %v, want %v", tc.reason, obs.ResourceExists, tc.wantExists)
 			}
 			if tc.wantConflict != "" || (tc.deleting && !tc.wantExists) {
 				// The reconciler calls nothing else; nothing in IAS changed.
 				if len(fake.calls) != 0 {
-					t.Errorf("IAS changes %v, want none", fake.calls)
+					t.Errorf("%s\nIAS changes %v, want none", tc.reason, fake.calls)
 				}
 				if diff := cmp.Diff(tc.wantEvents, e.recorder.(*fakes.Events).Reasons()); diff != "" {
-					t.Errorf("events: -want +got:\n%s", diff)
+					t.Errorf("%s\nevents: -want +got:\n%s", tc.reason, diff)
 				}
 			}
 		})

@@ -13,20 +13,39 @@ func TestUnpublished(t *testing.T) {
 	cd := managed.ConnectionDetails{"client_id": []byte("id"), "client_secret": []byte("s3cr3t")}
 	secret := func(data map[string][]byte) *corev1.Secret { return &corev1.Secret{Data: data} }
 	cases := map[string]struct {
+		reason      string
 		conn        *corev1.Secret
 		wantPublish bool
 	}{
-		"NoSecretYet":     {conn: nil, wantPublish: true},
-		"HeldAlready":     {conn: secret(map[string][]byte{"client_id": []byte("id"), "client_secret": []byte("s3cr3t")})},
-		"AValueDiffers":   {conn: secret(map[string][]byte{"client_id": []byte("id"), "client_secret": []byte("old")}), wantPublish: true},
-		"AKeyIsMissing":   {conn: secret(map[string][]byte{"client_id": []byte("id")}), wantPublish: true},
-		"AKeyIsExtra":     {conn: secret(map[string][]byte{"client_id": []byte("id"), "client_secret": []byte("s3cr3t"), "x": nil}), wantPublish: true},
-		"StringDataToSet": {conn: &corev1.Secret{Data: cd, StringData: map[string]string{"client_secret": "other"}}, wantPublish: true},
+		"NoSecretYet": {
+			reason: "without a connection Secret the credentials are published",
+			conn:   nil, wantPublish: true,
+		},
+		"HeldAlready": {
+			reason: "a Secret that holds them needs no write",
+			conn:   secret(map[string][]byte{"client_id": []byte("id"), "client_secret": []byte("s3cr3t")}),
+		},
+		"AValueDiffers": {
+			reason: "a differing value is written",
+			conn:   secret(map[string][]byte{"client_id": []byte("id"), "client_secret": []byte("old")}), wantPublish: true,
+		},
+		"AKeyIsMissing": {
+			reason: "so is a missing key",
+			conn:   secret(map[string][]byte{"client_id": []byte("id")}), wantPublish: true,
+		},
+		"AKeyIsExtra": {
+			reason: "and an extra one",
+			conn:   secret(map[string][]byte{"client_id": []byte("id"), "client_secret": []byte("s3cr3t"), "x": nil}), wantPublish: true,
+		},
+		"StringDataToSet": {
+			reason: "stringData not yet folded into data is a write to come",
+			conn:   &corev1.Secret{Data: cd, StringData: map[string]string{"client_secret": "other"}}, wantPublish: true,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			if got := unpublished(tc.conn, cd) != nil; got != tc.wantPublish {
-				t.Errorf("details handed to the publisher: %v, want %v", got, tc.wantPublish)
+				t.Errorf("%s\ndetails handed to the publisher: %v, want %v", tc.reason, got, tc.wantPublish)
 			}
 		})
 	}

@@ -37,13 +37,23 @@ func TestReconcileMissingDefinition(t *testing.T) {
 		}
 	}
 	cases := map[string]struct {
+		reason     string
 		crd        *apiextensionsv1.CustomResourceDefinition
 		want       ctrl.Result
 		wantEvents int
 	}{
-		"no definition":             {want: ctrl.Result{RequeueAfter: resync}, wantEvents: 1},
-		"definition not yet served": {crd: crd(apiextensionsv1.ConditionFalse), want: ctrl.Result{RequeueAfter: resync}, wantEvents: 1},
-		"definition established":    {crd: crd(apiextensionsv1.ConditionTrue), want: ctrl.Result{RequeueAfter: reconciler.MappingPoll}},
+		"NoDefinition": {
+			reason: "without the Kyma CRD there is nothing to bridge yet: an event says so, and the bridge looks again",
+			want:   ctrl.Result{RequeueAfter: resync}, wantEvents: 1,
+		},
+		"DefinitionNotYetServed": {
+			reason: "the same while the CRD is not established",
+			crd:    crd(apiextensionsv1.ConditionFalse), want: ctrl.Result{RequeueAfter: resync}, wantEvents: 1,
+		},
+		"DefinitionEstablished": {
+			reason: "once established the bridge waits only for the API server to serve it",
+			crd:    crd(apiextensionsv1.ConditionTrue), want: ctrl.Result{RequeueAfter: reconciler.MappingPoll},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -75,13 +85,13 @@ func TestReconcileMissingDefinition(t *testing.T) {
 			r := &bridge{kube: kube, recorder: rec, log: logging.NewNopLogger(), c: Config{Resync: resync}}
 			got, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "kcp-system", Name: "rt-1"}})
 			if err != nil {
-				t.Fatalf("Reconcile: %v", err)
+				t.Fatalf("%s\nReconcile: %v", tc.reason, err)
 			}
 			if got != tc.want {
-				t.Errorf("result %+v, want %+v", got, tc.want)
+				t.Errorf("%s\nresult %+v, want %+v", tc.reason, got, tc.want)
 			}
 			if len(rec.Reasons()) != tc.wantEvents {
-				t.Errorf("events %v, want %d", rec.Reasons(), tc.wantEvents)
+				t.Errorf("%s\nevents %v, want %d", tc.reason, rec.Reasons(), tc.wantEvents)
 			}
 		})
 	}

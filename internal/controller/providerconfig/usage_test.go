@@ -35,14 +35,19 @@ func TestSettledUsagesCountOnceLater(t *testing.T) {
 			TypedProviderConfigUsage: xpv2.TypedProviderConfigUsage{ProviderConfigReference: xpv2.ProviderConfigReference{Kind: kind, Name: "default"}}}
 	}
 	cases := map[string]struct {
+		reason    string
 		usage     *v1alpha1.ProviderConfigUsage
 		wantLater []reconcile.Request
 	}{
-		"a usage of this kind counts after the settle": {
+		"ThisKind": {
+			reason:    "a usage of this kind is counted once the burst of usages settles, not for each",
 			usage:     usage("ClusterProviderConfig"),
 			wantLater: []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "default"}}},
 		},
-		"a usage of the other kind is not this kind's": {usage: usage("ProviderConfig")},
+		"OtherKind": {
+			reason: "a usage of the other kind is not this kind's to count",
+			usage:  usage("ProviderConfig"),
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -51,18 +56,18 @@ func TestSettledUsagesCountOnceLater(t *testing.T) {
 			h.Create(context.Background(), ctrlevent.CreateEvent{Object: tc.usage}, q)
 			h.Delete(context.Background(), ctrlevent.DeleteEvent{Object: tc.usage}, q)
 			if len(q.now) != 0 {
-				t.Errorf("enqueued at once: %v", q.now)
+				t.Errorf("%s\nenqueued at once: %v", tc.reason, q.now)
 			}
 			var want []reconcile.Request
 			if tc.wantLater != nil {
 				want = append(tc.wantLater, tc.wantLater...) // creation and deletion
 			}
 			if diff := cmp.Diff(want, q.later); diff != "" {
-				t.Errorf("enqueued later (-want +got):\n%s", diff)
+				t.Errorf("%s\nenqueued later (-want +got):\n%s", tc.reason, diff)
 			}
 			for _, d := range q.after {
 				if d != UsageSettle {
-					t.Errorf("enqueued after %s, want %s", d, UsageSettle)
+					t.Errorf("%s\nenqueued after %s, want %s", tc.reason, d, UsageSettle)
 				}
 			}
 		})

@@ -11,13 +11,26 @@ import (
 
 func TestWithoutDeletedEvents(t *testing.T) {
 	cases := map[string]struct {
-		e    event.Event
-		kept bool
+		reason string
+		e      event.Event
+		kept   bool
 	}{
-		"deletion requested: dropped":    {event.Normal(reasonDeletedExternal, "Successfully requested deletion of external resource"), false},
-		"deletion failed: kept":          {event.Warning("CannotDeleteExternalResource", errors.New("boom")), true},
-		"created: kept":                  {event.Normal("CreatedExternalResource", "Successfully requested creation of external resource"), true},
-		"same reason as a warning: kept": {event.Event{Type: event.TypeWarning, Reason: reasonDeletedExternal, Message: "m"}, true},
+		"DeletionRequested": {
+			reason: "the event of a requested deletion is an API write for an object on its way out, which nobody reads",
+			e:      event.Normal(reasonDeletedExternal, "Successfully requested deletion of external resource"),
+		},
+		"DeletionFailed": {
+			reason: "a failed deletion is what a person needs to see",
+			e:      event.Warning("CannotDeleteExternalResource", errors.New("boom")), kept: true,
+		},
+		"Created": {
+			reason: "other events pass",
+			e:      event.Normal("CreatedExternalResource", "Successfully requested creation of external resource"), kept: true,
+		},
+		"SameReasonAsWarning": {
+			reason: "a warning is never dropped, whatever its reason",
+			e:      event.Event{Type: event.TypeWarning, Reason: reasonDeletedExternal, Message: "m"}, kept: true,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -28,7 +41,7 @@ func TestWithoutDeletedEvents(t *testing.T) {
 				want = []event.Event{tc.e}
 			}
 			if diff := cmp.Diff(want, r.All()); diff != "" {
-				t.Errorf("-want +got:\n%s", diff)
+				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

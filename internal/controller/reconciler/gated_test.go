@@ -34,26 +34,39 @@ func (m *lateMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta
 func TestWaitForMappings(t *testing.T) {
 	kind := schema.GroupVersionKind{Group: "runtime.eventingauth.kyma-project.io", Version: "v1alpha1", Kind: "RuntimeSecret"}
 	cases := map[string]struct {
+		reason    string
 		mapper    *lateMapper
 		wantErr   string
 		wantCalls int
 	}{
-		"known at once":              {mapper: &lateMapper{}, wantCalls: 1},
-		"known once discovery shows": {mapper: &lateMapper{unknownFor: 3}, wantCalls: 4},
-		"never known":                {mapper: &lateMapper{unknownFor: 1 << 30}, wantErr: "no matches for kind"},
-		"discovery fails":            {mapper: &lateMapper{err: errors.New("connection refused")}, wantErr: "connection refused", wantCalls: 1},
+		"KnownAtOnce": {
+			reason: "a kind the API server serves starts its controller at once",
+			mapper: &lateMapper{}, wantCalls: 1,
+		},
+		"KnownOnceDiscoveryShows": {
+			reason: "a CRD just installed is waited for until discovery shows it",
+			mapper: &lateMapper{unknownFor: 3}, wantCalls: 4,
+		},
+		"NeverKnown": {
+			reason: "a kind never served ends the wait with the REST mapper's error",
+			mapper: &lateMapper{unknownFor: 1 << 30}, wantErr: "no matches for kind",
+		},
+		"DiscoveryFails": {
+			reason: "another discovery error is returned at once",
+			mapper: &lateMapper{err: errors.New("connection refused")}, wantErr: "connection refused", wantCalls: 1,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			err := waitForMappings(context.Background(), tc.mapper, time.Millisecond, 50*time.Millisecond, kind)
 			switch {
 			case tc.wantErr == "" && err != nil:
-				t.Fatalf("waitForMappings: %v", err)
+				t.Fatalf("%s\nwaitForMappings: %v", tc.reason, err)
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Fatalf("waitForMappings: got %v, want an error with %q", err, tc.wantErr)
+				t.Fatalf("%s\nwaitForMappings: got %v, want an error with %q", tc.reason, err, tc.wantErr)
 			}
 			if tc.wantCalls != 0 && tc.mapper.calls != tc.wantCalls {
-				t.Errorf("RESTMapping called %d times, want %d", tc.mapper.calls, tc.wantCalls)
+				t.Errorf("%s\nRESTMapping called %d times, want %d", tc.reason, tc.mapper.calls, tc.wantCalls)
 			}
 		})
 	}

@@ -27,17 +27,20 @@ func TestKeepStatus(t *testing.T) {
 		return KeepStatusFinalizer(c, managed.FinalizerName)
 	}
 	cases := map[string]struct {
+		reason    string
 		finalized bool // the stored resource has the finalizer
 		write     func(ctx context.Context, c client.Client, rs *v1alpha1.RuntimeSecret) error
 		persisted func(rs *v1alpha1.RuntimeSecret) bool
 	}{
 		"AddFinalizer": {
+			reason: "adding the finalizer persists it and keeps the status set in memory",
 			write: func(ctx context.Context, c client.Client, rs *v1alpha1.RuntimeSecret) error {
 				return finalizer(c).AddFinalizer(ctx, rs)
 			},
 			persisted: func(rs *v1alpha1.RuntimeSecret) bool { return meta.FinalizerExists(rs, managed.FinalizerName) },
 		},
 		"RemoveFinalizer": {
+			reason:    "the same for its removal",
 			finalized: true,
 			write: func(ctx context.Context, c client.Client, rs *v1alpha1.RuntimeSecret) error {
 				return finalizer(c).RemoveFinalizer(ctx, rs)
@@ -45,6 +48,7 @@ func TestKeepStatus(t *testing.T) {
 			persisted: func(rs *v1alpha1.RuntimeSecret) bool { return !meta.FinalizerExists(rs, managed.FinalizerName) },
 		},
 		"UpdateCriticalAnnotations": {
+			reason: "the same for the external name and the creation annotations",
 			write: func(ctx context.Context, c client.Client, rs *v1alpha1.RuntimeSecret) error {
 				meta.SetExternalName(rs, "uuid")
 				return KeepStatusAnnotations(managed.NewRetryingCriticalAnnotationUpdater(c)).UpdateCriticalAnnotations(ctx, rs)
@@ -64,24 +68,24 @@ func TestKeepStatus(t *testing.T) {
 			ctx := context.Background()
 			rs := &v1alpha1.RuntimeSecret{}
 			if err := c.Get(ctx, client.ObjectKeyFromObject(stored), rs); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			// What this reconcile's Observe found, not written yet.
 			rs.SetConditions(xpv2.Condition{Type: xpv2.TypeReady, Status: corev1.ConditionFalse, Reason: "Waiting", Message: "Waiting for the IASApplication app"})
 			rs.Status.AtProvider.ClusterID = "rt-1"
 
 			if err := tc.write(ctx, c, rs); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if got := rs.GetCondition(xpv2.TypeReady); got.Reason != "Waiting" || rs.Status.AtProvider.ClusterID != "rt-1" {
-				t.Errorf("status after the write: Ready %q, clusterID %q; want the one set before it", got.Reason, rs.Status.AtProvider.ClusterID)
+				t.Errorf("%s\nstatus after the write: Ready %q, clusterID %q; want the one set before it", tc.reason, got.Reason, rs.Status.AtProvider.ClusterID)
 			}
 			written := &v1alpha1.RuntimeSecret{}
 			if err := c.Get(ctx, client.ObjectKeyFromObject(stored), written); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if !tc.persisted(written) {
-				t.Errorf("the write did not persist its change: %+v", written.ObjectMeta)
+				t.Errorf("%s\nthe write did not persist its change: %+v", tc.reason, written.ObjectMeta)
 			}
 		})
 	}
@@ -92,14 +96,24 @@ func TestKeepStatus(t *testing.T) {
 // and only it: another finalizer stays.
 func TestRemoveFinalizerFromAStaleRead(t *testing.T) {
 	cases := map[string]struct {
+		reason     string
 		finalizers []string
 		// moved changes the stored finalizers after the read.
 		moved []string
 		want  []string
 	}{
-		"ours alone":              {finalizers: []string{managed.FinalizerName}, want: nil},
-		"ours after another":      {finalizers: []string{"other", managed.FinalizerName}, want: []string{"other"}},
-		"moved since it was read": {finalizers: []string{managed.FinalizerName, "other"}, moved: []string{"other", managed.FinalizerName}, want: []string{"other"}},
+		"OursAlone": {
+			reason:     "the provider's finalizer alone is removed",
+			finalizers: []string{managed.FinalizerName},
+		},
+		"OursAfterAnother": {
+			reason:     "another controller's finalizer stays",
+			finalizers: []string{"other", managed.FinalizerName}, want: []string{"other"},
+		},
+		"MovedSinceItWasRead": {
+			reason:     "a removal by position from a stale read would take another's finalizer: it is removed by name",
+			finalizers: []string{managed.FinalizerName, "other"}, moved: []string{"other", managed.FinalizerName}, want: []string{"other"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -109,19 +123,19 @@ func TestRemoveFinalizerFromAStaleRead(t *testing.T) {
 			ctx := context.Background()
 			read := &v1alpha1.RuntimeSecret{}
 			if err := c.Get(ctx, client.ObjectKeyFromObject(stored), read); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			// Written after the read: the read is stale.
 			now := &v1alpha1.RuntimeSecret{}
 			_ = c.Get(ctx, client.ObjectKeyFromObject(stored), now)
 			now.SetConditions(xpv2.Deleting())
 			if err := c.Status().Update(ctx, now); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if tc.moved != nil {
 				now.SetFinalizers(tc.moved)
 				if err := c.Update(ctx, now); err != nil {
-					t.Fatal(err)
+					t.Fatalf("%s\n%v", tc.reason, err)
 				}
 			}
 			err := KeepStatusFinalizer(c, managed.FinalizerName).RemoveFinalizer(ctx, read)
@@ -134,14 +148,14 @@ func TestRemoveFinalizerFromAStaleRead(t *testing.T) {
 				return
 			}
 			if err != nil {
-				t.Fatalf("RemoveFinalizer(): %v", err)
+				t.Fatalf("%s\nRemoveFinalizer(): %v", tc.reason, err)
 			}
 			got := &v1alpha1.RuntimeSecret{}
 			if err := c.Get(ctx, client.ObjectKeyFromObject(stored), got); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if diff := cmp.Diff(tc.want, got.GetFinalizers(), cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("finalizers: -want +got:\n%s", diff)
+				t.Errorf("%s\nfinalizers: -want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

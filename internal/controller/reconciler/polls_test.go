@@ -20,28 +20,41 @@ import (
 func TestPollsLast(t *testing.T) {
 	boom := errors.New("boom")
 	cases := map[string]struct {
+		reason   string
 		inner    reconcile.Result
 		err      error
 		priority *int
 		requeue  time.Duration
 	}{
-		"a poll is queued at low priority":        {inner: reconcile.Result{RequeueAfter: time.Minute}, priority: ptr.To(handler.LowPriority), requeue: time.Minute},
-		"an immediate requeue keeps its priority": {inner: reconcile.Result{Requeue: true}},
-		"an error keeps its priority":             {inner: reconcile.Result{}, err: boom},
-		"done keeps its priority":                 {inner: reconcile.Result{}},
+		"Poll": {
+			reason: "a poll waits behind work caused by a change",
+			inner:  reconcile.Result{RequeueAfter: time.Minute}, priority: ptr.To(handler.LowPriority), requeue: time.Minute,
+		},
+		"ImmediateRequeue": {
+			reason: "an immediate requeue is work to finish, not a poll",
+			inner:  reconcile.Result{Requeue: true},
+		},
+		"Error": {
+			reason: "so is a retry after an error",
+			inner:  reconcile.Result{}, err: boom,
+		},
+		"Done": {
+			reason: "a reconcile that asks for nothing gets nothing",
+			inner:  reconcile.Result{},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			r := PollsLast(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return tc.inner, tc.err }), nil)
 			got, err := r.Reconcile(context.Background(), reconcile.Request{})
 			if !errors.Is(err, tc.err) {
-				t.Fatalf("error %v, want %v", err, tc.err)
+				t.Fatalf("%s\nerror %v, want %v", tc.reason, err, tc.err)
 			}
 			if (got.Priority == nil) != (tc.priority == nil) || got.Priority != nil && *got.Priority != *tc.priority {
-				t.Errorf("priority %v, want %v", got.Priority, tc.priority)
+				t.Errorf("%s\npriority %v, want %v", tc.reason, got.Priority, tc.priority)
 			}
 			if got.RequeueAfter != tc.requeue {
-				t.Errorf("RequeueAfter %s, want %s", got.RequeueAfter, tc.requeue)
+				t.Errorf("%s\nRequeueAfter %s, want %s", tc.reason, got.RequeueAfter, tc.requeue)
 			}
 		})
 	}
@@ -110,18 +123,21 @@ func TestPollsLastRetriesForTargets(t *testing.T) {
 		return nil, context.DeadlineExceeded
 	}}
 	cases := map[string]struct {
+		reason   string
 		call     func(set *breaker.Set) func(ctx context.Context)
 		priority *int
 		within   time.Duration
 	}{
-		"a failing runtime": {
+		"FailingRuntime": {
+			reason: "a failing runtime is retried when its circuit is due, behind other work",
 			call: func(set *breaker.Set) func(ctx context.Context) {
 				_, _ = set.Target("rt", "rt").Do(context.Background(), breaker.Request{Do: func(context.Context) (*http.Response, error) { return nil, syscall.ECONNREFUSED }})
 				return func(ctx context.Context) { _, _ = set.Target("rt", "rt").Do(ctx, hangs) }
 			},
 			priority: ptr.To(handler.LowPriority), within: 6 * time.Second,
 		},
-		"a first contact out": {
+		"FirstContactOut": {
+			reason: "a new runtime that only waits for another's first contact is retried soon",
 			call: func(set *breaker.Set) func(ctx context.Context) {
 				// Another runtime's first contact holds the only slot.
 				go func() { _, _ = set.Target("other", "other").Do(context.Background(), hangs) }()
@@ -141,13 +157,13 @@ func TestPollsLastRetriesForTargets(t *testing.T) {
 			}), nil)
 			got, err := r.Reconcile(context.Background(), reconcile.Request{})
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if (got.Priority == nil) != (tc.priority == nil) {
-				t.Errorf("priority %v, want %v", got.Priority, tc.priority)
+				t.Errorf("%s\npriority %v, want %v", tc.reason, got.Priority, tc.priority)
 			}
 			if got.RequeueAfter <= 0 || got.RequeueAfter > tc.within {
-				t.Errorf("RequeueAfter %s, want within %s", got.RequeueAfter, tc.within)
+				t.Errorf("%s\nRequeueAfter %s, want within %s", tc.reason, got.RequeueAfter, tc.within)
 			}
 		})
 	}

@@ -35,6 +35,7 @@ func TestConnect(t *testing.T) {
 	failed := xpv2.ReconcileError(&breaker.Error{Kind: breaker.Runtime, Target: "https://rt-1.example", Cause: "timeout", Next: next})
 	failed.LastTransitionTime = metav1.NewTime(next.Add(-40 * time.Second))
 	cases := map[string]struct {
+		reason     string
 		get        test.MockGetFn
 		clients    RuntimeClients
 		synced     xpv2.Condition
@@ -46,32 +47,36 @@ func TestConnect(t *testing.T) {
 		recalled  []breaker.Failure
 	}{
 		"KubeconfigSecretMissing": {
-			// Observe decides what a missing kubeconfig means: wait, or the runtime is gone.
+			reason:  "Observe decides what a missing kubeconfig means (wait, or the runtime is gone), so Connect does not fail",
 			get:     test.NewMockGetFn(kerrors.NewNotFound(corev1.Resource("secrets"), "kubeconfig-rt-1")),
 			clients: anyRuntime,
 		},
 		"KubeconfigSecretUnreadable": {
-			get: test.NewMockGetFn(errBoom),
-			err: errors.Wrapf(errBoom, errReadKubeconfig, "kcp/kubeconfig-rt-1"),
+			reason: "a kubeconfig Secret that cannot be read fails Connect, naming the Secret",
+			get:    test.NewMockGetFn(errBoom),
+			err:    errors.Wrapf(errBoom, errReadKubeconfig, "kcp/kubeconfig-rt-1"),
 		},
 		"KeyMissing": {
-			get: kubeconfig(map[string][]byte{"other": []byte("x")}),
-			err: errors.Errorf(errKubeconfigKey, "kcp/kubeconfig-rt-1", "config"),
+			reason: "a kubeconfig Secret without the key fails Connect, naming the Secret and the key",
+			get:    kubeconfig(map[string][]byte{"other": []byte("x")}),
+			err:    errors.Errorf(errKubeconfigKey, "kcp/kubeconfig-rt-1", "config"),
 		},
 		"KubeconfigRefused": {
+			reason:     "a kubeconfig the provider refuses fails the first call to the runtime, not Connect: Observe still handles a deletion",
 			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
 			clients:    RuntimeClientsFn(func([]byte) (corev1client.CoreV1Interface, error) { return nil, errRefused }),
 			hasRuntime: true,
 			clientErr:  errors.Wrapf(errRefused, errKubeconfigRefused, "kcp/kubeconfig-rt-1", "config"),
 		},
 		"Connected": {
+			reason:     "a usable kubeconfig gives a client, built at the first call",
 			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
 			clients:    anyRuntime,
 			synced:     xpv2.ReconcileSuccess(),
 			hasRuntime: true,
 		},
 		"RuntimeFailedWhenLastTried": {
-			// After a restart the circuit opens as the condition recorded.
+			reason:     "after a restart the runtime's circuit opens as the Synced condition recorded, at the first call",
 			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
 			clients:    anyRuntime,
 			synced:     failed,
@@ -79,6 +84,7 @@ func TestConnect(t *testing.T) {
 			recalled:   []breaker.Failure{{Target: "https://rt-1.example", Cause: "timeout", Next: next, At: next.Add(-40 * time.Second)}},
 		},
 		"OtherError": {
+			reason:     "a Synced error that is not the runtime's failure opens no circuit",
 			get:        kubeconfig(map[string][]byte{"config": []byte("kubeconfig")}),
 			clients:    anyRuntime,
 			synced:     xpv2.ReconcileError(errBoom),
@@ -94,27 +100,27 @@ func TestConnect(t *testing.T) {
 			cr.SetConditions(tc.synced)
 			got, err := c.Connect(context.Background(), cr)
 			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
-				t.Fatalf("Connect error: -want +got:\n%s", diff)
+				t.Fatalf("%s\nConnect() error: -want +got:\n%s", tc.reason, diff)
 			}
 			if err != nil {
 				return
 			}
 			e := got.(*external)
 			if (e.kubeconfigData != nil) != tc.hasRuntime {
-				t.Errorf("has a kubeconfig: %v, want %v", e.kubeconfigData != nil, tc.hasRuntime)
+				t.Errorf("%s\nhas a kubeconfig: %v, want %v", tc.reason, e.kubeconfigData != nil, tc.hasRuntime)
 			}
 			if len(clients.recalled) > 0 {
-				t.Errorf("recalled into a circuit before any call to the runtime: %v", clients.recalled)
+				t.Errorf("%s\nrecalled into a circuit before any call to the runtime: %v", tc.reason, clients.recalled)
 			}
 			if !tc.hasRuntime {
 				return
 			}
 			_, err = e.secrets("kyma-system")
 			if diff := cmp.Diff(tc.clientErr, err, test.EquateErrors()); diff != "" {
-				t.Errorf("first call's client error: -want +got:\n%s", diff)
+				t.Errorf("%s\nfirst call's client error: -want +got:\n%s", tc.reason, diff)
 			}
 			if diff := cmp.Diff(tc.recalled, clients.recalled); diff != "" {
-				t.Errorf("recalled failures: -want +got:\n%s", diff)
+				t.Errorf("%s\nrecalled failures: -want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

@@ -23,6 +23,7 @@ import (
 // this process deleted it; otherwise the runtime is asked.
 func TestObserveAfterOwnDeletion(t *testing.T) {
 	cases := map[string]struct {
+		reason    string
 		deleteErr error
 		// otherUID: the next observation is of another RuntimeSecret of the
 		// same name (deleted and made again).
@@ -30,9 +31,18 @@ func TestObserveAfterOwnDeletion(t *testing.T) {
 		wantAsked bool
 		wantGone  bool
 	}{
-		"DeletedByThisProcess": {wantGone: true},
-		"DeleteFailed":         {deleteErr: kerrors.NewInternalError(errors.New("runtime down")), wantAsked: true},
-		"AnotherRuntimeSecret": {otherUID: true, wantAsked: true},
+		"DeletedByThisProcess": {
+			reason:   "a Secret this process deleted is known to be gone: the runtime is not asked again",
+			wantGone: true,
+		},
+		"DeleteFailed": {
+			reason:    "a deletion that failed proves nothing: the runtime is asked",
+			deleteErr: kerrors.NewInternalError(errors.New("runtime down")), wantAsked: true,
+		},
+		"AnotherRuntimeSecret": {
+			reason:   "a RuntimeSecret made again under the same name did not delete anything: the runtime is asked",
+			otherUID: true, wantAsked: true,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -73,10 +83,10 @@ func TestObserveAfterOwnDeletion(t *testing.T) {
 			obs, err := reconcile().Observe(context.Background(), cr(uid))
 			asked := len(cs.Actions()) > calls
 			if asked != tc.wantAsked {
-				t.Errorf("runtime asked again: %v, want %v", asked, tc.wantAsked)
+				t.Errorf("%s\nruntime asked again: %v, want %v", tc.reason, asked, tc.wantAsked)
 			}
 			if tc.wantGone && (err != nil || obs.ResourceExists) {
-				t.Errorf("second Observe: exists %v, err %v; want gone", obs.ResourceExists, err)
+				t.Errorf("%s\nsecond Observe: exists %v, err %v; want gone", tc.reason, obs.ResourceExists, err)
 			}
 		})
 	}

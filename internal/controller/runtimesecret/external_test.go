@@ -44,21 +44,37 @@ func withData(d map[string][]byte, k, v string) map[string][]byte {
 
 func TestDifferences(t *testing.T) {
 	cases := map[string]struct {
-		typ  corev1.SecretType
-		data map[string][]byte
-		want []string
+		reason string
+		typ    corev1.SecretType
+		data   map[string][]byte
+		want   []string
 	}{
-		"equal":        {corev1.SecretTypeOpaque, creds, nil},
-		"value":        {corev1.SecretTypeOpaque, withData(creds, "client_secret", "OTHER"), []string{"data client_secret"}},
-		"missing":      {corev1.SecretTypeOpaque, withData(creds, "certs_url", ""), []string{"data certs_url"}},
-		"extra":        {corev1.SecretTypeOpaque, withData(creds, "x", "y"), []string{"data x"}},
-		"type and key": {"kubernetes.io/basic-auth", withData(creds, "token_url", "u"), []string{`type "kubernetes.io/basic-auth"`, "data token_url"}},
+		"Equal": {
+			reason: "a Secret that holds the credentials has no differences",
+			typ:    corev1.SecretTypeOpaque, data: creds,
+		},
+		"Value": {
+			reason: "a changed value names its key, never the value",
+			typ:    corev1.SecretTypeOpaque, data: withData(creds, "client_secret", "OTHER"), want: []string{"data client_secret"},
+		},
+		"Missing": {
+			reason: "an emptied key is a difference",
+			typ:    corev1.SecretTypeOpaque, data: withData(creds, "certs_url", ""), want: []string{"data certs_url"},
+		},
+		"Extra": {
+			reason: "a key the provider does not write is a difference: the eventing manager reads the Secret as a whole",
+			typ:    corev1.SecretTypeOpaque, data: withData(creds, "x", "y"), want: []string{"data x"},
+		},
+		"TypeAndKey": {
+			reason: "a changed type is named along with a changed key",
+			typ:    "kubernetes.io/basic-auth", data: withData(creds, "token_url", "u"), want: []string{`type "kubernetes.io/basic-auth"`, "data token_url"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got := differences(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Labels: v1alpha1.SecretLabels()}, Type: tc.typ, Data: tc.data}, creds)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("-want +got:\n%s", diff)
+				t.Errorf("%s\ndifferences(): -want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
@@ -254,17 +270,27 @@ func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
 	unreachable := &breaker.Error{Kind: breaker.Runtime, Target: "rt:443", Cause: "timeout", Next: deletedAt}
 	forbidden := kerrors.NewForbidden(corev1.Resource("secrets"), "x", nil)
 	cases := map[string]struct {
+		reason  string
 		err     error
 		after   time.Duration
 		exists  bool
 		wantErr error
 		event   string
 	}{
-		"runtime unreachable, within the time": {err: unreachable, after: 30 * time.Minute,
-			wantErr: withNote(errors.Wrapf(unreachable, errReadOnRuntime, "kyma-system/eventing-webhook-auth", "rt-1"), fmt.Sprintf(noteDeletion, "2026-01-01T13:00:00Z"))},
-		"runtime unreachable, time is up": {err: unreachable, after: time.Hour, event: string(eventGaveUpOnRuntime)},
-		"runtime answers an error": {err: forbidden, after: 2 * time.Hour,
-			wantErr: errors.Wrapf(forbidden, errReadOnRuntime, "kyma-system/eventing-webhook-auth", "rt-1")},
+		"UnreachableWithinTheTime": {
+			reason: "a runtime that does not answer may come back: the deletion waits, and the error says until when",
+			err:    unreachable, after: 30 * time.Minute,
+			wantErr: withNote(errors.Wrapf(unreachable, errReadOnRuntime, "kyma-system/eventing-webhook-auth", "rt-1"), fmt.Sprintf(noteDeletion, "2026-01-01T13:00:00Z")),
+		},
+		"UnreachableTimeIsUp": {
+			reason: "once the time is up the runtime is taken to be gone, and a Warning event says the Secret may be left on it",
+			err:    unreachable, after: time.Hour, event: string(eventGaveUpOnRuntime),
+		},
+		"RuntimeAnswersAnError": {
+			reason: "a runtime that answers, though with an error, is not gone: no time limit ends the wait",
+			err:    forbidden, after: 2 * time.Hour,
+			wantErr: errors.Wrapf(forbidden, errReadOnRuntime, "kyma-system/eventing-webhook-auth", "rt-1"),
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -277,13 +303,13 @@ func TestObserveDeletionOfUnreachableRuntime(t *testing.T) {
 				Spec: v1alpha1.RuntimeSecretSpec{ForProvider: v1alpha1.RuntimeSecretParameters{RuntimeID: "rt-1"}}}
 			obs, err := e.Observe(context.Background(), cr)
 			if diff := cmp.Diff(tc.wantErr, err, test.EquateErrors()); diff != "" {
-				t.Fatalf("Observe() error: -want +got:\n%s", diff)
+				t.Fatalf("%s\nObserve() error: -want +got:\n%s", tc.reason, diff)
 			}
 			if obs.ResourceExists != tc.exists {
-				t.Errorf("exists %v, want %v", obs.ResourceExists, tc.exists)
+				t.Errorf("%s\nexists %v, want %v", tc.reason, obs.ResourceExists, tc.exists)
 			}
 			if tc.event != "" && !slices.Contains(rec.Reasons(), tc.event) {
-				t.Errorf("events %v, want %s", rec.Reasons(), tc.event)
+				t.Errorf("%s\nevents %v, want %s", tc.reason, rec.Reasons(), tc.event)
 			}
 		})
 	}

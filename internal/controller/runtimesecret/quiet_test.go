@@ -47,29 +47,69 @@ func TestWaitQuietly(t *testing.T) {
 		}),
 	}
 	cases := map[string]struct {
-		app  string
-		edit func(*v1alpha1.RuntimeSecret)
+		reason string
+		app    string
+		edit   func(*v1alpha1.RuntimeSecret)
 		// quiet: the managed reconciler is not run, and rs is back at the end of QuietWait.
 		quiet bool
 	}{
-		"its application exists without a status yet":           {app: "creating", quiet: true},
-		"its application is being created":                      {app: "creating-status", quiet: true},
-		"its application is not in the cache yet":               {app: "absent", quiet: true},
-		"its application is Ready: the Secret is made":          {app: "ready"},
-		"its application fails: rs says it waits":               {app: "failing"},
-		"its application is being deleted: rs says so":          {app: "going"},
-		"made longer ago than QuietWait":                        {app: "creating", edit: func(rs *v1alpha1.RuntimeSecret) { rs.CreationTimestamp = metav1.Time{Time: now.Add(-QuietWait)} }},
-		"it has a status already":                               {app: "creating", edit: func(rs *v1alpha1.RuntimeSecret) { rs.SetConditions(xpv2.ReconcileSuccess()) }},
-		"it has its finalizer: something may be on the runtime": {app: "creating", edit: func(rs *v1alpha1.RuntimeSecret) { meta.AddFinalizer(rs, managed.FinalizerName) }},
-		"it is paused": {app: "creating", edit: func(rs *v1alpha1.RuntimeSecret) {
-			rs.SetAnnotations(map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
-		}},
-		"it names its credentials directly":                         {edit: func(rs *v1alpha1.RuntimeSecret) { rs.Spec.ForProvider.ApplicationRef = nil }},
-		"its application is in another namespace: an error to tell": {app: "creating", edit: func(rs *v1alpha1.RuntimeSecret) { rs.Spec.ForProvider.ApplicationRef.Namespace = "other" }},
-		"it is being deleted": {app: "creating", edit: func(rs *v1alpha1.RuntimeSecret) {
-			rs.Finalizers = []string{"x"}
-			rs.DeletionTimestamp = &metav1.Time{Time: now}
-		}},
+		"ApplicationWithoutStatus": {
+			reason: "its application exists without a status yet: it will be Ready soon, and saying Waiting now would be one write more",
+			app:    "creating", quiet: true,
+		},
+		"ApplicationCreating": {
+			reason: "its application is being created: the same",
+			app:    "creating-status", quiet: true,
+		},
+		"ApplicationNotCached": {
+			reason: "its application is not in the cache yet: it was made with rs, a moment ago",
+			app:    "absent", quiet: true,
+		},
+		"ApplicationReady": {
+			reason: "its application is Ready: the Secret is made now",
+			app:    "ready",
+		},
+		"ApplicationFailing": {
+			reason: "its application fails: rs says it waits, and for what",
+			app:    "failing",
+		},
+		"ApplicationGoing": {
+			reason: "its application is being deleted: rs says so",
+			app:    "going",
+		},
+		"OlderThanQuietWait": {
+			reason: "rs made longer ago than QuietWait has waited long enough to say so",
+			app:    "creating", edit: func(rs *v1alpha1.RuntimeSecret) { rs.CreationTimestamp = metav1.Time{Time: now.Add(-QuietWait)} },
+		},
+		"HasStatus": {
+			reason: "rs with a status already is past its first moments",
+			app:    "creating", edit: func(rs *v1alpha1.RuntimeSecret) { rs.SetConditions(xpv2.ReconcileSuccess()) },
+		},
+		"HasFinalizer": {
+			reason: "rs with its finalizer may have put something on the runtime: it is reconciled",
+			app:    "creating", edit: func(rs *v1alpha1.RuntimeSecret) { meta.AddFinalizer(rs, managed.FinalizerName) },
+		},
+		"Paused": {
+			reason: "a paused rs is left to the managed reconciler, which says it is paused",
+			app:    "creating", edit: func(rs *v1alpha1.RuntimeSecret) {
+				rs.SetAnnotations(map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
+			},
+		},
+		"CredentialsNamedDirectly": {
+			reason: "rs that names its credentials directly has no application to wait for",
+			edit:   func(rs *v1alpha1.RuntimeSecret) { rs.Spec.ForProvider.ApplicationRef = nil },
+		},
+		"ApplicationInAnotherNamespace": {
+			reason: "an application in another namespace is an error to tell at once",
+			app:    "creating", edit: func(rs *v1alpha1.RuntimeSecret) { rs.Spec.ForProvider.ApplicationRef.Namespace = "other" },
+		},
+		"BeingDeleted": {
+			reason: "a deletion is never held back",
+			app:    "creating", edit: func(rs *v1alpha1.RuntimeSecret) {
+				rs.Finalizers = []string{"x"}
+				rs.DeletionTimestamp = &metav1.Time{Time: now}
+			},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -87,16 +127,16 @@ func TestWaitQuietly(t *testing.T) {
 			got, err := WaitQuietly(inner, kube, func() time.Time { return now }).
 				Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "kcp", Name: "rt-1"}})
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\nReconcile(): %v", tc.reason, err)
 			}
 			if ran == tc.quiet {
-				t.Errorf("managed reconciler ran: %v, want %v", ran, !tc.quiet)
+				t.Errorf("%s\nmanaged reconciler ran: %v, want %v", tc.reason, ran, !tc.quiet)
 			}
 			if want := made.Add(QuietWait).Sub(now); tc.quiet && got.RequeueAfter != want {
-				t.Errorf("RequeueAfter = %v, want %v: back when QuietWait ends", got.RequeueAfter, want)
+				t.Errorf("%s\nRequeueAfter = %v, want %v: back when QuietWait ends", tc.reason, got.RequeueAfter, want)
 			}
 			if tc.quiet && (got.Priority == nil || *got.Priority != handler.LowPriority) {
-				t.Errorf("Priority = %v, want low: saying Waiting is not urgent", got.Priority)
+				t.Errorf("%s\nPriority = %v, want low: saying Waiting is not urgent", tc.reason, got.Priority)
 			}
 		})
 	}

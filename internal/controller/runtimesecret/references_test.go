@@ -47,34 +47,54 @@ func TestReferencesWriteOnlyWhatChanged(t *testing.T) {
 		return r
 	}
 	cases := map[string]struct {
+		reason     string
 		rs         *v1alpha1.RuntimeSecret
 		objects    []runtime.Object
 		wantWrites int
 		// wantRef is the credentials Secret the resource names afterwards.
 		wantRef string
 	}{
-		"resolved before: nothing to write":      {rs: rs("app-ias"), objects: []runtime.Object{app}, wantRef: "app-ias"},
-		"not resolved yet: resolved and written": {rs: rs(""), objects: []runtime.Object{app}, wantWrites: 1},
-		// crossplane-runtime's finalizer write, later in the reconcile, writes it.
-		"first reconcile: resolved, left for the finalizer's write": {rs: first(rs("")), objects: []runtime.Object{app}, wantRef: "app-ias"},
-		// Resolved once, as crossplane-runtime resolves, unless the policy says always.
-		"the application names another Secret now":                       {rs: rs("old-ias"), objects: []runtime.Object{app}, wantRef: "old-ias"},
-		"resolved always, the application names another Secret now":      {rs: always(rs("old-ias")), objects: []runtime.Object{app}, wantWrites: 1},
-		"the application is missing: crossplane-runtime words the error": {rs: rs(""), wantWrites: 1},
-		"the application is missing on the first reconcile":              {rs: first(rs("")), wantWrites: 1},
+		"ResolvedBefore": {
+			reason: "a reference resolved before needs nothing written",
+			rs:     rs("app-ias"), objects: []runtime.Object{app}, wantRef: "app-ias",
+		},
+		"NotResolvedYet": {
+			reason: "a reference not resolved yet is resolved and written",
+			rs:     rs(""), objects: []runtime.Object{app}, wantWrites: 1,
+		},
+		"FirstReconcile": {
+			reason: "on the first reconcile crossplane-runtime's finalizer write, later in the reconcile, writes the resolution",
+			rs:     first(rs("")), objects: []runtime.Object{app}, wantRef: "app-ias",
+		},
+		"ApplicationNamesAnotherSecret": {
+			reason: "a reference is resolved once, as crossplane-runtime resolves, unless the policy says always",
+			rs:     rs("old-ias"), objects: []runtime.Object{app}, wantRef: "old-ias",
+		},
+		"ResolvedAlways": {
+			reason: "with the policy always, an application that names another Secret now is followed",
+			rs:     always(rs("old-ias")), objects: []runtime.Object{app}, wantWrites: 1,
+		},
+		"ApplicationMissing": {
+			reason: "a missing application is handed on, so that crossplane-runtime words the error",
+			rs:     rs(""), wantWrites: 1,
+		},
+		"ApplicationMissingOnFirstReconcile": {
+			reason: "the same on the first reconcile",
+			rs:     first(rs("")), wantWrites: 1,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := &countingResolver{}
 			r := references{kube: crfake.NewClientBuilder().WithScheme(scheme).WithRuntimeObjects(tc.objects...).Build(), write: w}
 			if err := r.ResolveReferences(context.Background(), tc.rs); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if w.calls != tc.wantWrites {
-				t.Errorf("resolutions handed on to be written: %d, want %d", w.calls, tc.wantWrites)
+				t.Errorf("%s\nresolutions handed on to be written: %d, want %d", tc.reason, w.calls, tc.wantWrites)
 			}
 			if got := tc.rs.Spec.ForProvider.CredentialsSecretRef; tc.wantWrites == 0 && (got == nil || got.Name != tc.wantRef) {
-				t.Errorf("credentialsSecretRef %v, want %q", got, tc.wantRef)
+				t.Errorf("%s\ncredentialsSecretRef %v, want %q", tc.reason, got, tc.wantRef)
 			}
 		})
 	}

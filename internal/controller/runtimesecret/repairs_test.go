@@ -43,6 +43,7 @@ func TestObserveTellsRepairs(t *testing.T) {
 			}}, Type: corev1.SecretTypeOpaque, Data: data}
 	}
 	cases := map[string]struct {
+		reason     string
 		last       map[string][]byte // what the runtime held when last seen; nil: never seen
 		runtime    *corev1.Secret    // nil: deleted
 		fromEvent  bool
@@ -50,12 +51,29 @@ func TestObserveTellsRepairs(t *testing.T) {
 		repairs    map[string]float64
 		fightEvent bool
 	}{
-		"DeletedBySomeoneElse":   {last: creds, fromEvent: true, repairs: map[string]float64{runtimewatcher.TriggerEvent: 1}},
-		"EditedBySomeoneElse":    {last: creds, runtime: onRuntime(old), repairs: map[string]float64{runtimewatcher.TriggerPoll: 1}},
-		"NewCredentials":         {last: old, runtime: onRuntime(old)},
-		"FirstWrite":             {},
-		"InSync":                 {last: creds, runtime: onRuntime(creds), fromEvent: true},
-		"ThirdChangeStartsFight": {last: creds, runtime: onRuntime(old), fromEvent: true, before: 2, repairs: map[string]float64{runtimewatcher.TriggerEvent: 3}, fightEvent: true},
+		"DeletedBySomeoneElse": {
+			reason: "a Secret deleted on the runtime since it was last seen is a repair, counted by what brought it (an event)",
+			last:   creds, fromEvent: true, repairs: map[string]float64{runtimewatcher.TriggerEvent: 1},
+		},
+		"EditedBySomeoneElse": {
+			reason: "a Secret edited by someone else is a repair, here found by a poll",
+			last:   creds, runtime: onRuntime(old), repairs: map[string]float64{runtimewatcher.TriggerPoll: 1},
+		},
+		"NewCredentials": {
+			reason: "a Secret that holds what was last written is no repair, though the credentials changed",
+			last:   old, runtime: onRuntime(old),
+		},
+		"FirstWrite": {
+			reason: "a Secret never written before is no repair",
+		},
+		"InSync": {
+			reason: "an event for a Secret in sync repairs nothing",
+			last:   creds, runtime: onRuntime(creds), fromEvent: true,
+		},
+		"ThirdChangeStartsFight": {
+			reason: "the third change by someone else within the window is a fight, told once in an event",
+			last:   creds, runtime: onRuntime(old), fromEvent: true, before: 2, repairs: map[string]float64{runtimewatcher.TriggerEvent: 3}, fightEvent: true,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -68,7 +86,7 @@ func TestObserveTellsRepairs(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if err := w.Source().Start(ctx, workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			for range tc.before {
 				w.Repairing(key, true)
@@ -89,11 +107,11 @@ func TestObserveTellsRepairs(t *testing.T) {
 			e := &external{kube: crfake.NewClientBuilder().WithScheme(scheme).WithRuntimeObjects(credsSecret).Build(), recorder: rec,
 				kubeconfig: "kcp/kubeconfig-rt-1", kubeconfigKey: "config", runtime: fake.NewClientset(objs...).CoreV1(), watcher: w}
 			if _, err := e.Observe(context.Background(), cr); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			for _, trigger := range []string{runtimewatcher.TriggerEvent, runtimewatcher.TriggerPoll} {
 				if got := repairsCounted(t, reg, trigger); got != tc.repairs[trigger] {
-					t.Errorf("repairs{trigger=%q}: want %v, got %v", trigger, tc.repairs[trigger], got)
+					t.Errorf("%s\nrepairs{trigger=%q}: want %v, got %v", tc.reason, trigger, tc.repairs[trigger], got)
 				}
 			}
 			var fights []event.Event
@@ -104,13 +122,13 @@ func TestObserveTellsRepairs(t *testing.T) {
 			}
 			switch {
 			case !tc.fightEvent && len(fights) > 0:
-				t.Errorf("a fight told: %q", fights[0].Message)
+				t.Errorf("%s\na fight told: %q", tc.reason, fights[0].Message)
 			case tc.fightEvent && len(fights) != 1:
-				t.Errorf("want one %s event, got %d", eventSecretFought, len(fights))
+				t.Errorf("%s\nwant one %s event, got %d", tc.reason, eventSecretFought, len(fights))
 			case tc.fightEvent:
 				if ev := fights[0]; ev.Type != event.TypeWarning || !strings.Contains(ev.Message, `last written by "kubectl-edit"`) ||
 					!strings.Contains(ev.Message, "3 times") || !strings.Contains(ev.Message, "wait 1s") {
-					t.Errorf("fight event: %s %q", ev.Type, ev.Message)
+					t.Errorf("%s\nfight event: %s %q", tc.reason, ev.Type, ev.Message)
 				}
 			}
 		})

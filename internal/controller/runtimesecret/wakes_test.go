@@ -44,12 +44,22 @@ func TestReaders(t *testing.T) {
 		WithIndex(&v1alpha1.RuntimeSecret{}, indexSecrets, v1alpha1.SecretsRead).Build()
 
 	cases := map[string]struct {
+		reason string
 		secret string
 		want   []string
 	}{
-		"the credentials Secret wakes those whose application is Ready, or that have none": {secret: "creds", want: []string{"direct", "ready"}},
-		"a kubeconfig Secret wakes its RuntimeSecret, whatever its application":            {secret: "kubeconfig-creating", want: []string{"creating"}},
-		"another Secret wakes none": {secret: "other"},
+		"CredentialsSecret": {
+			reason: "the credentials Secret wakes those whose application is Ready, or that have none: the others are woken by their application's readiness",
+			secret: "creds", want: []string{"direct", "ready"},
+		},
+		"KubeconfigSecret": {
+			reason: "a kubeconfig Secret wakes its RuntimeSecret, whatever its application",
+			secret: "kubeconfig-creating", want: []string{"creating"},
+		},
+		"OtherSecret": {
+			reason: "a Secret no RuntimeSecret reads wakes none",
+			secret: "other",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -59,7 +69,7 @@ func TestReaders(t *testing.T) {
 				got = append(got, r.Name)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("woken: -want +got:\n%s", diff)
+				t.Errorf("%s\nwoken: -want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
@@ -78,26 +88,27 @@ func TestReferenceResolved(t *testing.T) {
 		return rs
 	}
 	cases := map[string]struct {
+		reason  string
 		was, is *v1alpha1.RuntimeSecret
 		want    bool
 	}{
-		"resolved": {was: base(), is: resolved(base()), want: true},
-		"resolved and another field changed": {was: base(), is: func() *v1alpha1.RuntimeSecret {
+		"Resolved": {reason: "the provider's own write of the resolved reference", was: base(), is: resolved(base()), want: true},
+		"ResolvedAndAnotherFieldChanged": {reason: "a write that changes more than the reference is someone else's", was: base(), is: func() *v1alpha1.RuntimeSecret {
 			rs := resolved(base())
 			rs.Spec.ForProvider.RuntimeID = "rt-2"
 			return rs
 		}(), want: false},
-		"resolved and labelled": {was: base(), is: func() *v1alpha1.RuntimeSecret {
+		"ResolvedAndLabelled": {reason: "the same for a label", was: base(), is: func() *v1alpha1.RuntimeSecret {
 			rs := resolved(base())
 			rs.SetLabels(map[string]string{"a": "b"})
 			return rs
 		}(), want: false},
-		"credentials changed": {was: resolved(base()), is: func() *v1alpha1.RuntimeSecret {
+		"CredentialsChanged": {reason: "a reference that changes from one Secret to another was not resolved just now", was: resolved(base()), is: func() *v1alpha1.RuntimeSecret {
 			rs := base()
 			rs.Spec.ForProvider.CredentialsSecretRef = &xpv2.LocalSecretReference{Name: "other"}
 			return rs
 		}(), want: false},
-		"credentials named without an applicationRef": {was: func() *v1alpha1.RuntimeSecret {
+		"CredentialsNamedDirectly": {reason: "without an applicationRef there is nothing to resolve", was: func() *v1alpha1.RuntimeSecret {
 			rs := base()
 			rs.Spec.ForProvider.ApplicationRef = nil
 			return rs
@@ -110,7 +121,7 @@ func TestReferenceResolved(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			if got := referenceResolved().Update(event.UpdateEvent{ObjectOld: tc.was, ObjectNew: tc.is}); got != tc.want {
-				t.Errorf("referenceResolved = %v, want %v", got, tc.want)
+				t.Errorf("%s\nreferenceResolved = %v, want %v", tc.reason, got, tc.want)
 			}
 		})
 	}
@@ -133,17 +144,18 @@ func TestReadinessChanged(t *testing.T) {
 	}
 	creating, available, unavailable := xpv2.Creating(), xpv2.Available(), xpv2.Unavailable()
 	cases := map[string]struct {
+		reason  string
 		was, is *iasv1alpha1.IASApplication
 		want    bool
 	}{
-		"new to Creating":          {was: app(nil), is: app(&creating), want: false},
-		"Creating to Available":    {was: app(&creating), is: app(&available), want: true},
-		"Available to Unavailable": {was: app(&available), is: app(&unavailable), want: true},
-		"another status field":     {was: app(&available), is: app(&available, func(a *iasv1alpha1.IASApplication) { a.Status.AtProvider.SecretHint = "abcd" }), want: false},
-		"connection Secret moved": {was: app(&available), is: app(&available, func(a *iasv1alpha1.IASApplication) {
+		"NewToCreating":          {reason: "an application on its way has no credentials to read yet", was: app(nil), is: app(&creating), want: false},
+		"CreatingToAvailable":    {reason: "a Ready application has credentials to write", was: app(&creating), is: app(&available), want: true},
+		"AvailableToUnavailable": {reason: "an application no longer Ready is told to its RuntimeSecrets", was: app(&available), is: app(&unavailable), want: true},
+		"AnotherStatusField":     {reason: "the status writes in between change nothing a RuntimeSecret reads", was: app(&available), is: app(&available, func(a *iasv1alpha1.IASApplication) { a.Status.AtProvider.SecretHint = "abcd" }), want: false},
+		"ConnectionSecretMoved": {reason: "a connection Secret that moves is read anew", was: app(&available), is: app(&available, func(a *iasv1alpha1.IASApplication) {
 			a.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: "other"})
 		}), want: true},
-		"deletion begins": {was: app(&available), is: app(&available, func(a *iasv1alpha1.IASApplication) {
+		"DeletionBegins": {reason: "the RuntimeSecrets remove their Secrets before the application goes", was: app(&available), is: app(&available, func(a *iasv1alpha1.IASApplication) {
 			now := metav1.Now()
 			a.SetDeletionTimestamp(&now)
 		}), want: true},
@@ -151,7 +163,7 @@ func TestReadinessChanged(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			if got := readinessChanged().Update(event.UpdateEvent{ObjectOld: tc.was, ObjectNew: tc.is}); got != tc.want {
-				t.Errorf("readinessChanged = %v, want %v", got, tc.want)
+				t.Errorf("%s\nreadinessChanged = %v, want %v", tc.reason, got, tc.want)
 			}
 		})
 	}

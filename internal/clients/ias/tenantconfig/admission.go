@@ -31,7 +31,7 @@ func (r Resolver) admits(ctx context.Context, kube kclient.Reader, name string, 
 		if ns == r.DefaultNamespace() {
 			return nil
 		}
-		return errors.Errorf(errNotAdmitted, name, ns, "only the Kyma CRs' namespace "+r.DefaultNamespace()+" (set spec.namespaces or spec.namespaceSelector to admit others)")
+		return errors.Errorf(ErrNotAdmitted, name, ns, "only the Kyma CRs' namespace "+r.DefaultNamespace()+" (set spec.namespaces or spec.namespaceSelector to admit others)")
 	}
 	if slices.Contains(s.Namespaces, ns) {
 		return nil
@@ -49,7 +49,7 @@ func (r Resolver) admits(ctx context.Context, kube kclient.Reader, name string, 
 			return nil
 		}
 	}
-	return errors.Errorf(errNotAdmitted, name, ns, admittedOf(s))
+	return errors.Errorf(ErrNotAdmitted, name, ns, admittedOf(s))
 }
 
 // admittedOf says which namespaces a config admits, for an error.

@@ -36,13 +36,13 @@ func TestAdmits(t *testing.T) {
 		"DefaultRefusesOthers": {
 			reason: "Unset, the config admits no other namespace.",
 			ns:     "tenant-b",
-			want:   errors.Errorf(errNotAdmitted, "default", "tenant-b", "only the Kyma CRs' namespace kcp-system (set spec.namespaces or spec.namespaceSelector to admit others)"),
+			want:   errors.Errorf(ErrNotAdmitted, "default", "tenant-b", "only the Kyma CRs' namespace kcp-system (set spec.namespaces or spec.namespaceSelector to admit others)"),
 		},
 		"KymaNamespaceSetting": {
 			reason: "The provider's Kyma namespace is the one admitted by default.",
 			kyma:   "kyma-cp",
 			ns:     DefaultKymaNamespace,
-			want:   errors.Errorf(errNotAdmitted, "default", DefaultKymaNamespace, "only the Kyma CRs' namespace kyma-cp (set spec.namespaces or spec.namespaceSelector to admit others)"),
+			want:   errors.Errorf(ErrNotAdmitted, "default", DefaultKymaNamespace, "only the Kyma CRs' namespace kyma-cp (set spec.namespaces or spec.namespaceSelector to admit others)"),
 		},
 		"Listed": {
 			reason: "A listed namespace is admitted.",
@@ -53,7 +53,7 @@ func TestAdmits(t *testing.T) {
 			reason: "A list admits what it names, not the Kyma namespace as well.",
 			spec:   v1alpha1.ClusterProviderConfigSpec{Namespaces: []string{"team-a"}},
 			ns:     DefaultKymaNamespace,
-			want:   errors.Errorf(errNotAdmitted, "default", DefaultKymaNamespace, "namespaces team-a"),
+			want:   errors.Errorf(ErrNotAdmitted, "default", DefaultKymaNamespace, "namespaces team-a"),
 		},
 		"Selected": {
 			reason: "A namespace whose labels the selector matches is admitted.",
@@ -64,7 +64,7 @@ func TestAdmits(t *testing.T) {
 			reason: "A namespace whose labels the selector does not match is refused.",
 			spec:   v1alpha1.ClusterProviderConfigSpec{NamespaceSelector: selector},
 			ns:     "tenant-b",
-			want:   errors.Errorf(errNotAdmitted, "default", "tenant-b", "namespaces labelled eventing-auth=allowed"),
+			want:   errors.Errorf(ErrNotAdmitted, "default", "tenant-b", "namespaces labelled eventing-auth=allowed"),
 		},
 	}
 	for name, tc := range cases {

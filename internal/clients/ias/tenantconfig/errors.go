@@ -12,8 +12,8 @@ import (
 // never a value. What they call "the Secret" is how secretOf names it.
 const (
 	errNoRef = "no providerConfigRef is set"
-	// errNotAdmitted: the config, the resource's namespace, what it admits.
-	errNotAdmitted = "ClusterProviderConfig %s does not admit managed resources of namespace %s: it admits %s; nothing is sent to IAS"
+	// ErrNotAdmitted: the config, the resource's namespace, what it admits.
+	ErrNotAdmitted = "ClusterProviderConfig %s does not admit managed resources of namespace %s: it admits %s; nothing is sent to IAS"
 	// errSelector: the config.
 	errSelector = "spec.namespaceSelector of ClusterProviderConfig %s"
 	// errKind: the reference's kind.
