@@ -5,7 +5,7 @@ import (
 	"context"
 	"time"
 
-	xpv1 "github.com/crossplane/crossplane-runtime/v2/apis/common/v1"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -17,11 +17,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// What this function composes and reads. The function is a module of its own:
-// function-sdk-go builds against a crossplane-runtime older than the
-// provider's, so these names are the provider's, written out again; the
-// Composition's render test holds the composed resources to the provider's
-// CRDs.
+// What this function composes and reads. The function is a module of its own,
+// packaged and released apart from the provider, so these names are the
+// provider's, written out again; the Composition's render test holds the
+// composed resources to the provider's CRDs.
 var (
 	iasApplication    = schema.GroupVersionKind{Group: "ias.eventingauth.kyma-project.io", Version: "v1alpha1", Kind: "IASApplication"}
 	runtimeSecretKind = schema.GroupVersionKind{Group: "runtime.eventingauth.kyma-project.io", Version: "v1alpha1", Kind: "RuntimeSecret"}
@@ -196,7 +195,7 @@ func readiness(observed map[resource.Name]resource.ObservedComposed, name resour
 	if !ok {
 		return resource.ReadyFalse
 	}
-	if o.Resource.GetCondition(xpv1.TypeReady).Status == corev1.ConditionTrue {
+	if o.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
 		return resource.ReadyTrue
 	}
 	return resource.ReadyFalse

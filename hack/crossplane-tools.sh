@@ -35,11 +35,11 @@ if $complete; then
   exit 0
 fi
 
-mkdir -p "$out.tmp"
+rm -rf "$out.tmp" && mkdir -p "$out.tmp"
 export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOTOOLCHAIN=local GOFIPS140=$fips
 echo "building the Crossplane CLI, crane and Crossplane core $core_version from the Go module proxy (first time only)" >&2
-progress_build "Crossplane CLI" go -C "$here/crossplane" build -trimpath -ldflags "-s -w" -o "$out.tmp/crossplane" github.com/crossplane/cli/v2/cmd/crossplane
-progress_build crane go -C "$here/crossplane" build -trimpath -ldflags "-s -w" -o "$out.tmp/crane" github.com/google/go-containerregistry/cmd/crane
+progress_build_each "$out.tmp" crossplane:"Crossplane CLI" crane:crane -- \
+  go -C "$here/crossplane" build -trimpath -ldflags "-s -w" -o "$out.tmp/" github.com/crossplane/cli/v2/cmd/crossplane github.com/google/go-containerregistry/cmd/crane
 progress_build "Crossplane core" go -C "$here/crossplane-core" build -trimpath -ldflags "$core_ldflags" -o "$out.tmp/crossplane-core" github.com/crossplane/crossplane/v2/cmd/crossplane
 # The CRDs of exactly the core version built above, from its module in the proxy.
 core_dir=$(cd "$here/crossplane-core" && go mod download -json "github.com/crossplane/crossplane/v2@$core_version" |
