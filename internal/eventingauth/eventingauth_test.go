@@ -13,34 +13,44 @@ func TestDesired(t *testing.T) {
 	// The label travels as an annotation, never as spec.globalAccount: the
 	// app's globalAccount is the ProviderConfig's unless it asks for the label.
 	cases := map[string]struct {
+		reason  string
 		labels  map[string]string
 		spec    map[string]any
 		account string
 	}{
-		"WithGlobalAccount": {map[string]string{LabelGlobalAccount: "ga-1"}, map[string]any{"runtimeId": "rt-1"}, "ga-1"},
-		"NoLabel":           {nil, map[string]any{"runtimeId": "rt-1"}, ""},
-		"EmptyLabel":        {map[string]string{LabelGlobalAccount: ""}, map[string]any{"runtimeId": "rt-1"}, ""},
+		"WithGlobalAccount": {
+			reason: "the Kyma CR's global account label goes on to the EventingAuth",
+			labels: map[string]string{LabelGlobalAccount: "ga-1"}, spec: map[string]any{"runtimeId": "rt-1"}, account: "ga-1",
+		},
+		"NoLabel": {
+			reason: "without the label there is no account to carry",
+			spec:   map[string]any{"runtimeId": "rt-1"},
+		},
+		"EmptyLabel": {
+			reason: "an empty label is no account either",
+			labels: map[string]string{LabelGlobalAccount: ""}, spec: map[string]any{"runtimeId": "rt-1"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			kyma := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "rt-1", Namespace: "kcp-system", UID: types.UID("u-1"), Labels: tc.labels}}
 			xr := Desired(kyma, 0)
 			if xr.GroupVersionKind() != Kind || xr.GetName() != "rt-1" || xr.GetNamespace() != "kcp-system" {
-				t.Errorf("wrong identity: %s %s/%s", xr.GroupVersionKind(), xr.GetNamespace(), xr.GetName())
+				t.Errorf("%s\nwrong identity: %s %s/%s", tc.reason, xr.GroupVersionKind(), xr.GetNamespace(), xr.GetName())
 			}
 			if diff := cmp.Diff(tc.spec, xr.Object["spec"]); diff != "" {
-				t.Errorf("spec: -want +got:\n%s", diff)
+				t.Errorf("%s\nspec: -want +got:\n%s", tc.reason, diff)
 			}
 			if got := xr.GetAnnotations()[AnnotationKymaGlobalAccount]; got != tc.account {
-				t.Errorf("%s = %q, want %q", AnnotationKymaGlobalAccount, got, tc.account)
+				t.Errorf("%s\n%s = %q, want %q", tc.reason, AnnotationKymaGlobalAccount, got, tc.account)
 			}
 			// Core polls it rarely: its watches on the composed resources do the rest.
 			if got := xr.GetAnnotations()["crossplane.io/poll-interval"]; got != "10h0m0s" {
-				t.Errorf("crossplane.io/poll-interval = %q, want 10h0m0s", got)
+				t.Errorf("%s\ncrossplane.io/poll-interval = %q, want 10h0m0s", tc.reason, got)
 			}
 			owner := metav1.GetControllerOf(xr)
 			if owner == nil || owner.UID != "u-1" || owner.Kind != "Kyma" || owner.APIVersion != "operator.kyma-project.io/v1beta2" {
-				t.Errorf("controller reference %+v", owner)
+				t.Errorf("%s\ncontroller reference %+v", tc.reason, owner)
 			}
 		})
 	}

@@ -10,21 +10,22 @@ import (
 func TestPercent(t *testing.T) {
 	const mib = 1 << 20
 	cases := map[string]struct {
+		reason      string
 		percent     int
 		floor, live uint64
 		want        int
 	}{
-		"a small heap gets the floor":          {percent: 50, floor: 48 * mib, live: 24 * mib, want: 200},
-		"a large heap gets the percentage":     {percent: 50, floor: 48 * mib, live: 200 * mib, want: 50},
-		"where both give the same":             {percent: 50, floor: 48 * mib, live: 96 * mib, want: 50},
-		"an almost empty heap is bounded":      {percent: 50, floor: 48 * mib, live: 1024, want: maxPercent},
-		"nothing measured yet is bounded":      {percent: 50, floor: 48 * mib, live: 0, want: maxPercent},
-		"a percentage above the bound is kept": {percent: 3000, floor: 48 * mib, live: 1024, want: 3000},
+		"SmallHeap":          {reason: "a small heap gets the floor, so that it is not collected over and over", percent: 50, floor: 48 * mib, live: 24 * mib, want: 200},
+		"LargeHeap":          {reason: "a large heap gets the percentage, so that memory stays within its budget", percent: 50, floor: 48 * mib, live: 200 * mib, want: 50},
+		"BothTheSame":        {reason: "where floor and percentage meet, either gives the same", percent: 50, floor: 48 * mib, live: 96 * mib, want: 50},
+		"AlmostEmptyHeap":    {reason: "an almost empty heap would get an unbounded percentage", percent: 50, floor: 48 * mib, live: 1024, want: maxPercent},
+		"NothingMeasuredYet": {reason: "so would a heap not measured yet", percent: 50, floor: 48 * mib, live: 0, want: maxPercent},
+		"PercentAboveBound":  {reason: "a percentage set above the bound is the operator's choice", percent: 3000, floor: 48 * mib, live: 1024, want: 3000},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			if got := Percent(tc.percent, tc.floor, tc.live); got != tc.want {
-				t.Errorf("Percent(%d, %d, %d) = %d, want %d", tc.percent, tc.floor, tc.live, got, tc.want)
+				t.Errorf("%s\nPercent(%d, %d, %d) = %d, want %d", tc.reason, tc.percent, tc.floor, tc.live, got, tc.want)
 			}
 		})
 	}

@@ -66,6 +66,7 @@ func TestMigrateOneDecides(t *testing.T) {
 	ours := ias.APISecret{ID: "s1", Hint: "abcd", ClientID: clientID, Description: OperatorSecretDescription}
 	app := ias.Application{ID: appID, Name: id, ClientID: clientID}
 	cases := map[string]struct {
+		reason     string
 		apps       []ias.Application
 		secrets    []ias.APISecret
 		onRuntime  *corev1.Secret
@@ -74,43 +75,52 @@ func TestMigrateOneDecides(t *testing.T) {
 		wantDetail string
 	}{
 		"FitsAndWouldBePrepared": {
-			apps: []ias.Application{app}, secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
+			reason: "a runtime whose app, secret and runtime Secret match is taken over as it is",
+			apps:   []ias.Application{app}, secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
 			want: WouldPrepare, wantDetail: "taking over IAS application " + appID + " and client secret abcd…",
 		},
 		"NoApp": {
+			reason:  "without its app there is nothing to take over",
 			secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
 			want: LeftAlone, wantDetail: "there is no IAS application named " + id,
 		},
 		"TwoApps": {
-			apps: []ias.Application{app, {ID: "other", Name: id}}, onRuntime: runtimeSecret(goodData()),
+			reason: "with two apps of its name the migration cannot tell which is the runtime's",
+			apps:   []ias.Application{app, {ID: "other", Name: id}}, onRuntime: runtimeSecret(goodData()),
 			want: LeftAlone, wantDetail: "2 IAS applications are named " + id,
 		},
 		"RuntimeSecretMissing": {
-			apps: []ias.Application{app}, secrets: []ias.APISecret{ours},
+			reason: "without the runtime's Secret there is no credential to keep",
+			apps:   []ias.Application{app}, secrets: []ias.APISecret{ours},
 			want: LeftAlone, wantDetail: "is missing on the runtime",
 		},
 		"RuntimeSecretHoldsAnotherSecret": {
-			apps: []ias.Application{app}, secrets: []ias.APISecret{ours},
+			reason: "a runtime Secret that matches no secret of the app holds credentials IAS does not know",
+			apps:   []ias.Application{app}, secrets: []ias.APISecret{ours},
 			onRuntime: runtimeSecret(map[string]string{"client_id": clientID, "client_secret": "zzzzOTHER", "token_url": "u", "certs_url": "u"}),
 			want:      LeftAlone, wantDetail: "matches 0 of IAS application",
 		},
 		"RuntimeSecretNotOfTheOperatorsShape": {
-			apps: []ias.Application{app}, secrets: []ias.APISecret{ours},
+			reason: "only the operator's Opaque Secret with its four keys is taken over",
+			apps:   []ias.Application{app}, secrets: []ias.APISecret{ours},
 			onRuntime: runtimeSecret(map[string]string{"client_id": clientID, "client_secret": value}),
 			want:      LeftAlone, wantDetail: "is not the Opaque Secret with keys",
 		},
 		"SecretNotMarkedByTheOperator": {
-			apps: []ias.Application{app}, secrets: []ias.APISecret{{ID: "s1", Hint: "abcd", Description: "someone else"}},
+			reason: "a secret someone else made is not the operator's to hand on",
+			apps:   []ias.Application{app}, secrets: []ias.APISecret{{ID: "s1", Hint: "abcd", Description: "someone else"}},
 			onRuntime: runtimeSecret(goodData()),
 			want:      LeftAlone, wantDetail: "matches 0 of IAS application",
 		},
 		"ConnectionSecretWithOtherCredentials": {
-			apps: []ias.Application{app}, secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
+			reason: "a connection Secret with other credentials would overwrite the runtime's",
+			apps:   []ias.Application{app}, secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
 			mgmt: []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: id + "-ias"}, Data: map[string][]byte{"client_id": []byte("x")}}},
 			want: LeftAlone, wantDetail: "holds other credentials than the runtime",
 		},
 		"EventingAuthTheProviderMadeAlone": {
-			apps: []ias.Application{app}, secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
+			reason: "an EventingAuth the provider made itself needs no migration",
+			apps:   []ias.Application{app}, secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
 			mgmt: []client.Object{composite()},
 			want: LeftAlone, wantDetail: "no migration prepared",
 		},
@@ -131,10 +141,10 @@ func TestMigrateOneDecides(t *testing.T) {
 			var got []Result
 			o.Report = func(r Result) { got = append(got, r) }
 			if _, err := Run(context.Background(), o); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if len(got) != 1 || got[0].Outcome != tc.want || !strings.Contains(got[0].Detail, tc.wantDetail) {
-				t.Fatalf("got %+v, want %q with %q", got, tc.want, tc.wantDetail)
+				t.Fatalf("%s\ngot %+v, want %q with %q", tc.reason, got, tc.want, tc.wantDetail)
 			}
 		})
 	}

@@ -24,17 +24,18 @@ func TestSpamKey(t *testing.T) {
 	}
 	refused := event("rt-1", corev1.EventTypeWarning, "CannotObserveExternalResource")
 	cases := map[string]struct {
-		other *corev1.Event
-		same  bool
+		reason string
+		other  *corev1.Event
+		same   bool
 	}{
-		"the same complaint again, other words": {other: &corev1.Event{InvolvedObject: refused.InvolvedObject, Type: refused.Type, Reason: refused.Reason, Message: "other words"}, same: true},
-		"another reason":                        {other: event("rt-1", corev1.EventTypeWarning, "CannotUpdateExternalResource")},
-		"a Normal event":                        {other: event("rt-1", corev1.EventTypeNormal, "CreatedExternalResource")},
-		"another object":                        {other: event("rt-2", corev1.EventTypeWarning, "CannotObserveExternalResource")},
+		"the same complaint again, other words": {reason: "the same complaint about the same object is one key, whatever its words, so that a flapping error is not a new event each time", other: &corev1.Event{InvolvedObject: refused.InvolvedObject, Type: refused.Type, Reason: refused.Reason, Message: "other words"}, same: true},
+		"another reason":                        {reason: "another reason is another key", other: event("rt-1", corev1.EventTypeWarning, "CannotUpdateExternalResource")},
+		"a Normal event":                        {reason: "so is another type", other: event("rt-1", corev1.EventTypeNormal, "CreatedExternalResource")},
+		"another object":                        {reason: "and another object", other: event("rt-2", corev1.EventTypeWarning, "CannotObserveExternalResource")},
 	}
 	for name, tc := range cases {
 		if got := spamKey(refused) == spamKey(tc.other); got != tc.same {
-			t.Errorf("%s: same key %v, want %v", name, got, tc.same)
+			t.Errorf("%s\n%s: same key %v, want %v", tc.reason, name, got, tc.same)
 		}
 	}
 }

@@ -12,26 +12,31 @@ import (
 
 func TestReconcilerLogger(t *testing.T) {
 	cases := map[string]struct {
+		reason    string
 		verbosity int
 		log       func(l logging.Logger)
 		want      []string
 	}{
 		"InfoCarriesEveryValueAdded": {
+			reason: "a reconcile's log line carries every value its logger was given",
 			log: func(l logging.Logger) {
 				l.WithValues("request", "ns/a").WithValues("uid", "u1").Info("hello", "k", "v")
 			},
 			want: []string{`"level"=0 "msg"="hello" "request"="ns/a" "uid"="u1" "k"="v"`},
 		},
 		"DebugIsDroppedAtTheDefaultLevel": {
-			log:  func(l logging.Logger) { l.WithValues("request", "ns/a").Debug("quiet") },
-			want: nil,
+			reason: "debug lines cost nothing by default",
+			log:    func(l logging.Logger) { l.WithValues("request", "ns/a").Debug("quiet") },
+			want:   nil,
 		},
 		"DebugIsWrittenWhenEnabled": {
+			reason:    "--debug writes them",
 			verbosity: 1,
 			log:       func(l logging.Logger) { l.WithValues("request", "ns/a").Debug("loud") },
 			want:      []string{`"level"=1 "msg"="loud" "request"="ns/a"`},
 		},
 		"SiblingsDoNotShareValues": {
+			reason: "loggers made from one parent never write into each other's values",
 			log: func(l logging.Logger) {
 				// Grown in steps, the values have room to spare after the last.
 				parent := l.WithValues("a", 1).WithValues("b", 2).WithValues("c", 3)
@@ -51,7 +56,7 @@ func TestReconcilerLogger(t *testing.T) {
 			sink := funcr.New(func(prefix, args string) { got = append(got, args) }, funcr.Options{Verbosity: tc.verbosity})
 			tc.log(newReconcilerLogger(sink))
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("logged:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+				t.Errorf("%s\nlogged:\n%s\nwant:\n%s", tc.reason, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})
 	}
@@ -61,22 +66,26 @@ func TestReconcilerLogger(t *testing.T) {
 // lines with every value and name added, and none below its level.
 func TestLazyValues(t *testing.T) {
 	cases := map[string]struct {
-		log  func(l logr.Logger)
-		want []string
+		reason string
+		log    func(l logr.Logger)
+		want   []string
 	}{
 		"InfoCarriesValuesAndName": {
+			reason: "controller-runtime's values and name reach the line",
 			log: func(l logr.Logger) {
 				l.WithValues("controller", "c").WithName("n").WithValues("reconcileID", "r").Info("hello", "k", "v")
 			},
 			want: []string{`n "level"=0 "msg"="hello" "controller"="c" "reconcileID"="r" "k"="v"`},
 		},
 		"ErrorCarriesValues": {
-			log:  func(l logr.Logger) { l.WithValues("controller", "c").Error(errors.New("boom"), "failed") },
-			want: []string{` "msg"="failed" "error"="boom" "controller"="c"`},
+			reason: "so they do on an error line",
+			log:    func(l logr.Logger) { l.WithValues("controller", "c").Error(errors.New("boom"), "failed") },
+			want:   []string{` "msg"="failed" "error"="boom" "controller"="c"`},
 		},
 		"BelowTheLevelNothing": {
-			log:  func(l logr.Logger) { l.WithValues("controller", "c").V(1).Info("quiet") },
-			want: nil,
+			reason: "a line below the level is not written",
+			log:    func(l logr.Logger) { l.WithValues("controller", "c").V(1).Info("quiet") },
+			want:   nil,
 		},
 	}
 	for name, tc := range cases {
@@ -85,7 +94,7 @@ func TestLazyValues(t *testing.T) {
 			sink := funcr.New(func(prefix, args string) { got = append(got, prefix+" "+args) }, funcr.Options{})
 			tc.log(lazyValues(sink))
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("logged:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+				t.Errorf("%s\nlogged:\n%s\nwant:\n%s", tc.reason, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})
 	}

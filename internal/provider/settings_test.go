@@ -12,14 +12,15 @@ import (
 // workers, in one place.
 func TestDerive(t *testing.T) {
 	cases := map[string]struct {
+		reason string
 		change func(*Settings)
 		want   derived
 	}{
-		"Defaults": {change: func(*Settings) {},
+		"Defaults": {reason: "the defaults derive the jitter, the inventory's age, the bridge's resync and the workers from the poll", change: func(*Settings) {},
 			want: derived{pollJitter: 30 * time.Second, inventoryAge: 30 * time.Second, bridgeResync: 5 * time.Minute, workers: 10}},
-		"ShortPoll": {change: func(s *Settings) { s.Poll = 3 * time.Second },
+		"ShortPoll": {reason: "a short poll shortens what derives from it", change: func(s *Settings) { s.Poll = 3 * time.Second },
 			want: derived{pollJitter: 300 * time.Millisecond, inventoryAge: 3 * time.Second, bridgeResync: 3 * time.Second, workers: 10}},
-		"JitterAndWorkersSet": {change: func(s *Settings) { s.PollJitter, s.MaxReconcileRate = time.Second, 0 },
+		"JitterAndWorkersSet": {reason: "what is set is kept; a rate of 0 still leaves one worker", change: func(s *Settings) { s.PollJitter, s.MaxReconcileRate = time.Second, 0 },
 			want: derived{pollJitter: time.Second, inventoryAge: 30 * time.Second, bridgeResync: 5 * time.Minute, workers: 1}},
 	}
 	for name, tc := range cases {
@@ -27,7 +28,7 @@ func TestDerive(t *testing.T) {
 			s := DefaultSettings()
 			tc.change(&s)
 			if diff := cmp.Diff(tc.want, s.derive(), cmp.AllowUnexported(derived{})); diff != "" {
-				t.Errorf("-want +got:\n%s", diff)
+				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

@@ -61,18 +61,19 @@ func TestListenerAuthenticates(t *testing.T) {
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(gateway.PEM)
 	cases := map[string]struct {
+		reason  string
 		xfcc    string
 		code    int
 		dropped string
 	}{
-		"issued by the trusted CA":            {xfcc: issue(gateway, "rt-1", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusOK},
-		"forged, a real runtime's ID":         {xfcc: issue(forger, "rt-1", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
-		"forged, an unknown runtime's ID":     {xfcc: issue(forger, "rt-unknown", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
-		"trusted CA, expired":                 {xfcc: issue(gateway, "rt-1", now.Add(-2*time.Hour), now.Add(-time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
-		"trusted CA, not yet valid":           {xfcc: issue(gateway, "rt-1", now.Add(time.Hour), now.Add(2*time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
-		"no certificate":                      {code: http.StatusUnauthorized, dropped: DropNoCertificate},
-		"trusted CA, no client-auth usage":    {xfcc: skrwebhook.XFCC(serverOnly.Cert), code: http.StatusUnauthorized, dropped: DropUntrusted},
-		"trusted CA, a runtime not kept here": {xfcc: issue(gateway, "rt-unknown", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusNotFound, dropped: DropUnknownRuntime},
+		"issued by the trusted CA":            {reason: "a certificate of the gateway's CA authenticates its runtime", xfcc: issue(gateway, "rt-1", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusOK},
+		"forged, a real runtime's ID":         {reason: "a certificate from another CA is refused, even for a runtime that exists", xfcc: issue(forger, "rt-1", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
+		"forged, an unknown runtime's ID":     {reason: "and for one that does not", xfcc: issue(forger, "rt-unknown", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
+		"trusted CA, expired":                 {reason: "an expired certificate is refused", xfcc: issue(gateway, "rt-1", now.Add(-2*time.Hour), now.Add(-time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
+		"trusted CA, not yet valid":           {reason: "so is one not yet valid", xfcc: issue(gateway, "rt-1", now.Add(time.Hour), now.Add(2*time.Hour)), code: http.StatusUnauthorized, dropped: DropUntrusted},
+		"no certificate":                      {reason: "no certificate, no caller", code: http.StatusUnauthorized, dropped: DropNoCertificate},
+		"trusted CA, no client-auth usage":    {reason: "a certificate not issued for client authentication is refused", xfcc: skrwebhook.XFCC(serverOnly.Cert), code: http.StatusUnauthorized, dropped: DropUntrusted},
+		"trusted CA, a runtime not kept here": {reason: "a valid caller for a runtime without a RuntimeSecret has nothing to repair", xfcc: issue(gateway, "rt-unknown", now.Add(-time.Hour), now.Add(time.Hour)), code: http.StatusNotFound, dropped: DropUnknownRuntime},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -89,19 +90,19 @@ func TestListenerAuthenticates(t *testing.T) {
 			w := httptest.NewRecorder()
 			l.ServeHTTP(w, r)
 			if w.Code != tc.code {
-				t.Fatalf("code %d (%s), want %d", w.Code, w.Body.String(), tc.code)
+				t.Fatalf("%s\ncode %d (%s), want %d", tc.reason, w.Code, w.Body.String(), tc.code)
 			}
 			if tc.dropped != "" {
 				if got := testutil.ToFloat64(m.dropped.WithLabelValues(tc.dropped)); got != 1 {
-					t.Errorf("dropped{reason=%q} = %v, want 1", tc.dropped, got)
+					t.Errorf("%s\ndropped{reason=%q} = %v, want 1", tc.reason, tc.dropped, got)
 				}
 			}
 			if tc.code == http.StatusUnauthorized {
 				if n := tg.lookups.Load(); n != 0 || len(q.added) != 0 || l.limiters.Len() != 0 {
-					t.Errorf("refused, yet %d cache lookups, %d enqueued, %d budgets", n, len(q.added), l.limiters.Len())
+					t.Errorf("%s\nrefused, yet %d cache lookups, %d enqueued, %d budgets", tc.reason, n, len(q.added), l.limiters.Len())
 				}
 				if strings.Contains(w.Body.String(), "rt-") {
-					t.Errorf("the refusal names a runtime: %s", w.Body.String())
+					t.Errorf("%s\nthe refusal names a runtime: %s", tc.reason, w.Body.String())
 				}
 			}
 		})

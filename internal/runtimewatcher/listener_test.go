@@ -87,25 +87,26 @@ func TestListener(t *testing.T) {
 	}
 	post := func(body, x string) request { return request{method: http.MethodPost, body: body, xfcc: x} }
 	cases := map[string]struct {
+		reason   string
 		req      request
 		code     int
 		dropped  string
 		enqueued []added
 	}{
-		"AnEventOfTheRuntimesSecret": {req: post(goodBody, rt1), code: http.StatusOK,
+		"AnEventOfTheRuntimesSecret": {reason: "an event for the runtime's Secret wakes its RuntimeSecret, after the settle", req: post(goodBody, rt1), code: http.StatusOK,
 			enqueued: []added{{reconcile.Request{NamespacedName: rsKey}, DefaultSettle}}},
-		"NotAPost":             {req: request{method: http.MethodGet, xfcc: rt1}, code: http.StatusMethodNotAllowed, dropped: DropMethod},
-		"DeclaredTooLarge":     {req: request{method: http.MethodPost, body: goodBody, xfcc: rt1, contentLength: maxBody + 1}, code: http.StatusRequestEntityTooLarge, dropped: DropOversized},
-		"TooLarge":             {req: post(`{"watched":{"Name":"`+strings.Repeat("x", maxBody)+`"}}`, rt1), code: http.StatusRequestEntityTooLarge, dropped: DropOversized},
-		"NoCertificateHeader":  {req: post(goodBody, ""), code: http.StatusUnauthorized, dropped: DropNoCertificate},
-		"CertificateNotPEM":    {req: post(goodBody, `Hash=1;Cert="not-a-certificate";Subject=""`), code: http.StatusUnauthorized, dropped: DropBadCertificate},
-		"CertificateWithoutCN": {req: post(goodBody, noCN), code: http.StatusBadRequest, dropped: DropBadCertificate},
-		"BodyNotJSON":          {req: post(`{"watched":`, rt1), code: http.StatusBadRequest, dropped: DropMalformedBody},
-		"BodyNamesNoObject":    {req: post(`{"watchedGvk":{"version":"v1","kind":"Secret"}}`, rt1), code: http.StatusBadRequest, dropped: DropMalformedBody},
-		"UnknownRuntime":       {req: post(goodBody, unknown), code: http.StatusNotFound, dropped: DropUnknownRuntime},
-		"NotASecret": {req: post(`{"watched":{"Namespace":"kyma-system","Name":"eventing-webhook-auth"},"watchedGvk":{"version":"v1","kind":"ConfigMap"}}`, rt1),
+		"NotAPost":             {reason: "the runtime-watcher only posts", req: request{method: http.MethodGet, xfcc: rt1}, code: http.StatusMethodNotAllowed, dropped: DropMethod},
+		"DeclaredTooLarge":     {reason: "a body declared too large is refused unread", req: request{method: http.MethodPost, body: goodBody, xfcc: rt1, contentLength: maxBody + 1}, code: http.StatusRequestEntityTooLarge, dropped: DropOversized},
+		"TooLarge":             {reason: "a body that turns out too large is refused", req: post(`{"watched":{"Name":"`+strings.Repeat("x", maxBody)+`"}}`, rt1), code: http.StatusRequestEntityTooLarge, dropped: DropOversized},
+		"NoCertificateHeader":  {reason: "the caller is authenticated by the certificate the gateway forwards", req: post(goodBody, ""), code: http.StatusUnauthorized, dropped: DropNoCertificate},
+		"CertificateNotPEM":    {reason: "a forwarded certificate that does not parse authenticates nobody", req: post(goodBody, `Hash=1;Cert="not-a-certificate";Subject=""`), code: http.StatusUnauthorized, dropped: DropBadCertificate},
+		"CertificateWithoutCN": {reason: "a certificate without a common name names no runtime", req: post(goodBody, noCN), code: http.StatusBadRequest, dropped: DropBadCertificate},
+		"BodyNotJSON":          {reason: "a body that does not parse is dropped and counted", req: post(`{"watched":`, rt1), code: http.StatusBadRequest, dropped: DropMalformedBody},
+		"BodyNamesNoObject":    {reason: "so is one that names no object", req: post(`{"watchedGvk":{"version":"v1","kind":"Secret"}}`, rt1), code: http.StatusBadRequest, dropped: DropMalformedBody},
+		"UnknownRuntime":       {reason: "a runtime without a RuntimeSecret has nothing to repair", req: post(goodBody, unknown), code: http.StatusNotFound, dropped: DropUnknownRuntime},
+		"NotASecret": {reason: "only the runtime's Secret is the provider's to repair", req: post(`{"watched":{"Namespace":"kyma-system","Name":"eventing-webhook-auth"},"watchedGvk":{"version":"v1","kind":"ConfigMap"}}`, rt1),
 			code: http.StatusUnprocessableEntity, dropped: DropWrongObject},
-		"AnotherSecret": {req: post(`{"watched":{"Namespace":"kyma-system","Name":"other"},"watchedGvk":{"version":"v1","kind":"Secret"}}`, rt1),
+		"AnotherSecret": {reason: "another Secret on the runtime is not the provider's", req: post(`{"watched":{"Namespace":"kyma-system","Name":"other"},"watchedGvk":{"version":"v1","kind":"Secret"}}`, rt1),
 			code: http.StatusUnprocessableEntity, dropped: DropWrongObject},
 	}
 	for name, tc := range cases {
@@ -128,13 +129,13 @@ func TestListener(t *testing.T) {
 			l.ServeHTTP(w, r)
 
 			if w.Code != tc.code {
-				t.Errorf("code: want %d, got %d (%s)", tc.code, w.Code, w.Body.String())
+				t.Errorf("%s\ncode: want %d, got %d (%s)", tc.reason, tc.code, w.Code, w.Body.String())
 			}
 			if diff := cmp.Diff(tc.enqueued, q.added, cmp.AllowUnexported(added{})); diff != "" {
-				t.Errorf("enqueued: -want, +got:\n%s", diff)
+				t.Errorf("%s\nenqueued: -want, +got:\n%s", tc.reason, diff)
 			}
 			if got := testutil.ToFloat64(m.received); got != 1 {
-				t.Errorf("received: want 1, got %v", got)
+				t.Errorf("%s\nreceived: want 1, got %v", tc.reason, got)
 			}
 			for _, reason := range []string{DropMethod, DropOversized, DropNoCertificate, DropBadCertificate, DropUntrusted, DropMalformedBody, DropUnknownRuntime, DropWrongObject, DropFlood} {
 				want := 0.0
@@ -142,7 +143,7 @@ func TestListener(t *testing.T) {
 					want = 1
 				}
 				if got := testutil.ToFloat64(m.dropped.WithLabelValues(reason)); got != want {
-					t.Errorf("dropped{reason=%q}: want %v, got %v", reason, want, got)
+					t.Errorf("%s\ndropped{reason=%q}: want %v, got %v", tc.reason, reason, want, got)
 				}
 			}
 		})
@@ -257,15 +258,16 @@ func TestListenerEchoes(t *testing.T) {
 		event
 	)
 	cases := map[string]struct {
+		reason   string
 		steps    []step
 		enqueued int
 		echoes   float64
 	}{
-		"TheEchoDuringTheWrite":            {steps: []step{startWrite, event, writeReturned}, enqueued: 0, echoes: 1},
-		"AnotherChangeBesideTheEcho":       {steps: []step{startWrite, event, event, writeReturned}, enqueued: 1, echoes: 1},
-		"AnEventAfterTheWriteReturned":     {steps: []step{startWrite, writeReturned, event}, enqueued: 1},
-		"AnEventWithoutAWrite":             {steps: []step{event}, enqueued: 1},
-		"TheNextWriteAwaitsItsOwnEchoOnly": {steps: []step{startWrite, event, writeReturned, startWrite, event, event, writeReturned}, enqueued: 1, echoes: 2},
+		"TheEchoDuringTheWrite":            {reason: "the event of the provider's own write wakes nothing: it is an echo", steps: []step{startWrite, event, writeReturned}, enqueued: 0, echoes: 1},
+		"AnotherChangeBesideTheEcho":       {reason: "one echo per write: a second event during it is someone else's change", steps: []step{startWrite, event, event, writeReturned}, enqueued: 1, echoes: 1},
+		"AnEventAfterTheWriteReturned":     {reason: "an event after the write returned is a change", steps: []step{startWrite, writeReturned, event}, enqueued: 1},
+		"AnEventWithoutAWrite":             {reason: "so is any event without a write", steps: []step{event}, enqueued: 1},
+		"TheNextWriteAwaitsItsOwnEchoOnly": {reason: "each write takes only its own echo", steps: []step{startWrite, event, writeReturned, startWrite, event, event, writeReturned}, enqueued: 1, echoes: 2},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -288,18 +290,18 @@ func TestListenerEchoes(t *testing.T) {
 					w := httptest.NewRecorder()
 					l.ServeHTTP(w, r)
 					if w.Code != http.StatusOK {
-						t.Fatalf("event answered %d, want 200", w.Code)
+						t.Fatalf("%s\nevent answered %d, want 200", tc.reason, w.Code)
 					}
 				}
 			}
 			if len(q.added) != tc.enqueued {
-				t.Errorf("reconciles enqueued: %d, want %d", len(q.added), tc.enqueued)
+				t.Errorf("%s\nreconciles enqueued: %d, want %d", tc.reason, len(q.added), tc.enqueued)
 			}
 			if got := testutil.ToFloat64(m.echoes); got != tc.echoes {
-				t.Errorf("echoes counted: %v, want %v", got, tc.echoes)
+				t.Errorf("%s\nechoes counted: %v, want %v", tc.reason, got, tc.echoes)
 			}
 			if len(l.echoes.inFlight)+len(l.echoes.awaited) != 0 {
-				t.Errorf("writes still remembered after they returned: %v, %v", l.echoes.inFlight, l.echoes.awaited)
+				t.Errorf("%s\nwrites still remembered after they returned: %v, %v", tc.reason, l.echoes.inFlight, l.echoes.awaited)
 			}
 		})
 	}

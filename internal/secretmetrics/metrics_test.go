@@ -22,12 +22,14 @@ func in(d time.Duration) *time.Time {
 func TestCollect(t *testing.T) {
 	day := 24 * time.Hour
 	cases := map[string]struct {
+		reason    string
 		published []Published
 		err       error
 		rotations []error
 		want      string
 	}{
-		"secrets by time to expiry, overdue rotations, retirements by what they wait for": {
+		"State": {
+			reason: "secrets by time to expiry, overdue rotations and retirements by what they wait for are what an operator alerts on",
 			published: []Published{
 				{ValidTo: in(-time.Minute)},
 				{ValidTo: in(3 * day), RotationDue: true},
@@ -65,8 +67,9 @@ eventing_auth_secret_rotations_total{result="failed"} 1
 eventing_auth_secret_rotations_total{result="succeeded"} 2
 `,
 		},
-		"a failed read exports no state, only the counters": {
-			err: errors.New("cache not started"),
+		"FailedRead": {
+			reason: "a failed read exports no state rather than a wrong one; the counters stay",
+			err:    errors.New("cache not started"),
 			want: `
 # HELP eventing_auth_secret_rotations_total Rotations of a client secret that was within rotateBefore, by result (succeeded, failed).
 # TYPE eventing_auth_secret_rotations_total counter

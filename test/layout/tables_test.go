@@ -11,9 +11,10 @@ import (
 )
 
 // idiomatic are the directories whose table tests follow crossplane-runtime's
-// idiom: each case carries a reason, printed with every failure. They are the
-// tests a newcomer copies first when adding a controller.
-var idiomatic = []string{"../../internal/controller"}
+// idiom: each case carries a reason, printed with every failure. They hold the
+// unit tests, which a newcomer copies first; the integration, end-to-end and
+// bench tables under test/ and cluster/ name scenarios and are left out.
+var idiomatic = []string{"../../internal", "../../function", "../../cmd"}
 
 // TestTableTestsCarryAReason: every table of cases (a map or slice of structs
 // named cases) in the idiomatic directories has a reason field.

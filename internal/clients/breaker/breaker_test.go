@@ -138,19 +138,20 @@ func TestBrokenCallsAreBounded(t *testing.T) {
 
 func TestCause(t *testing.T) {
 	cases := map[string]struct {
-		resp *http.Response
-		err  error
-		want string
+		reason string
+		resp   *http.Response
+		err    error
+		want   string
 	}{
-		"deadline": {err: context.DeadlineExceeded, want: "timeout"},
-		"refused":  {err: syscall.ECONNREFUSED, want: "connection refused"},
-		"reset":    {err: syscall.ECONNRESET, want: "connection reset"},
-		"tls":      {err: errors.New("remote error: tls: bad certificate"), want: "TLS failure"},
-		"status":   {resp: &http.Response{StatusCode: 502}, want: "HTTP 502 Bad Gateway"},
+		"deadline": {reason: "a call that ran out of time says timeout", err: context.DeadlineExceeded, want: "timeout"},
+		"refused":  {reason: "a refused connection says so", err: syscall.ECONNREFUSED, want: "connection refused"},
+		"reset":    {reason: "so does a reset one", err: syscall.ECONNRESET, want: "connection reset"},
+		"tls":      {reason: "a TLS failure is named without the library's detail", err: errors.New("remote error: tls: bad certificate"), want: "TLS failure"},
+		"status":   {reason: "an answer the breaker counts as a failure names its status", resp: &http.Response{StatusCode: 502}, want: "HTTP 502 Bad Gateway"},
 	}
 	for name, tc := range cases {
 		if got := Cause(tc.resp, tc.err); got != tc.want {
-			t.Errorf("%s: Cause = %q, want %q", name, got, tc.want)
+			t.Errorf("%s\n%s: Cause = %q, want %q", tc.reason, name, got, tc.want)
 		}
 	}
 }
@@ -160,11 +161,12 @@ func TestCause(t *testing.T) {
 // cost one failed logon; once accepted, calls run side by side.
 func TestFirstCallVerifiesCredentials(t *testing.T) {
 	cases := map[string]struct {
+		reason    string
 		code      int
 		wantCalls int32
 	}{
-		"rejected: one logon":          {http.StatusUnauthorized, 1},
-		"accepted: every call is made": {http.StatusOK, 5},
+		"rejected: one logon":          {reason: "calls that wait for a target's first answer are not sent once it rejected the credentials: IAS locks a user after a few failed logons", code: http.StatusUnauthorized, wantCalls: 1},
+		"accepted: every call is made": {reason: "once the credentials are accepted every call goes", code: http.StatusOK, wantCalls: 5},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -185,7 +187,7 @@ func TestFirstCallVerifiesCredentials(t *testing.T) {
 			}
 			wg.Wait()
 			if calls.Load() != tc.wantCalls {
-				t.Fatalf("%d calls reached the target, want %d", calls.Load(), tc.wantCalls)
+				t.Fatalf("%s\n%d calls reached the target, want %d", tc.reason, calls.Load(), tc.wantCalls)
 			}
 		})
 	}

@@ -18,18 +18,19 @@ import (
 // fresh cursors.
 func TestListingsEnd(t *testing.T) {
 	cases := map[string]struct {
+		reason    string
 		kind      string
 		filter    string
 		listFirst int // apps in the tenant, listed once before
 		wantPages int
 		wantWords string
 	}{
-		"repeated cursor, lookup":                {kind: iassim.EndlessRepeat, filter: "name eq runtime-x", wantPages: 2, wantWords: "a cursor it had sent before"},
-		"fresh cursors, lookup, never listed":    {kind: iassim.EndlessFresh, filter: "name eq runtime-x", wantPages: testMaxPages, wantWords: "more pages than"},
-		"fresh cursors, lookup, 250 apps listed": {kind: iassim.EndlessFresh, filter: "name eq runtime-x", listFirst: 250, wantPages: 2*3 + 10, wantWords: "more pages than"},
-		"fresh cursors, listing of all, 0 apps":  {kind: iassim.EndlessFresh, listFirst: -1, wantPages: testMaxPages, wantWords: "listing of all applications"},
-		"cursors of 3 MiB":                       {kind: iassim.EndlessHugeCursor, wantPages: 1, wantWords: "larger than 1 MiB"},
-		"the same 100 apps on every page":        {kind: iassim.EndlessSameApps, wantPages: testMaxPages, wantWords: "more pages than"},
+		"repeated cursor, lookup":                {reason: "a tenant that sends a cursor again would page forever: the lookup stops at once", kind: iassim.EndlessRepeat, filter: "name eq runtime-x", wantPages: 2, wantWords: "a cursor it had sent before"},
+		"fresh cursors, lookup, never listed":    {reason: "fresh cursors without end stop at the page limit", kind: iassim.EndlessFresh, filter: "name eq runtime-x", wantPages: testMaxPages, wantWords: "more pages than"},
+		"fresh cursors, lookup, 250 apps listed": {reason: "the limit grows with the tenant's size as last listed", kind: iassim.EndlessFresh, filter: "name eq runtime-x", listFirst: 250, wantPages: 2*3 + 10, wantWords: "more pages than"},
+		"fresh cursors, listing of all, 0 apps":  {reason: "the listing of all applications is bounded the same way", kind: iassim.EndlessFresh, listFirst: -1, wantPages: testMaxPages, wantWords: "listing of all applications"},
+		"cursors of 3 MiB":                       {reason: "a page too large is not read, whatever it holds", kind: iassim.EndlessHugeCursor, wantPages: 1, wantWords: "larger than 1 MiB"},
+		"the same 100 apps on every page":        {reason: "pages that repeat the same apps end at the limit too", kind: iassim.EndlessSameApps, wantPages: testMaxPages, wantWords: "more pages than"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -39,7 +40,7 @@ func TestListingsEnd(t *testing.T) {
 			}
 			if tc.listFirst > 0 {
 				if err := c.ListApplications(context.Background(), func([]ias.Application) {}); err != nil {
-					t.Fatal(err)
+					t.Fatalf("%s\n%v", tc.reason, err)
 				}
 			}
 			sim.ResetStats()
@@ -56,10 +57,10 @@ func TestListingsEnd(t *testing.T) {
 			case errors.As(err, &tl):
 				// A page over MaxPageBytes is not read, whatever it holds.
 				if !strings.Contains(err.Error(), tc.wantWords) {
-					t.Fatalf("got %v, want it to say %q", err, tc.wantWords)
+					t.Fatalf("%s\ngot %v, want it to say %q", tc.reason, err, tc.wantWords)
 				}
 			case !errors.As(err, &pl) || !strings.Contains(err.Error(), sim.URL) || !strings.Contains(err.Error(), tc.wantWords):
-				t.Fatalf("got %v, want a page limit error naming %s and saying %q", err, sim.URL, tc.wantWords)
+				t.Fatalf("%s\ngot %v, want a page limit error naming %s and saying %q", tc.reason, err, sim.URL, tc.wantWords)
 			}
 			// The simulator counts a request once it has answered it, and a
 			// page refused unread may still be on its way out.
@@ -68,7 +69,7 @@ func TestListingsEnd(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 			}
 			if got := pages(); got != tc.wantPages {
-				t.Errorf("%d pages requested, want %d", got, tc.wantPages)
+				t.Errorf("%s\n%d pages requested, want %d", tc.reason, got, tc.wantPages)
 			}
 		})
 	}

@@ -47,18 +47,19 @@ func serve(t *testing.T, opts iassim.Options, useTLS bool, po ias.PoolOptions) (
 
 func TestFindApplicationsPages(t *testing.T) {
 	cases := map[string]struct {
+		reason    string
 		opts      iassim.Options
 		namesakes int
 		others    int
 		wantLists int
 	}{
-		"none":                     {namesakes: 0, others: 3, wantLists: 1},
-		"none, tenant answers 404": {opts: iassim.Options{EmptyFilter404: true}, namesakes: 0, others: 3, wantLists: 1},
-		"one":                      {namesakes: 1, others: 150, wantLists: 1},
-		"exactly one page":         {namesakes: 100, wantLists: 1},
-		"three pages":              {namesakes: 250, others: 10, wantLists: 3},
+		"none":                     {reason: "a name no app has is one listing", namesakes: 0, others: 3, wantLists: 1},
+		"none, tenant answers 404": {reason: "some tenants answer an empty filter with 404: that is no app, not an error", opts: iassim.Options{EmptyFilter404: true}, namesakes: 0, others: 3, wantLists: 1},
+		"one":                      {reason: "one namesake among many apps is one listing", namesakes: 1, others: 150, wantLists: 1},
+		"exactly one page":         {reason: "a full page with no cursor ends the listing", namesakes: 100, wantLists: 1},
+		"three pages":              {reason: "more namesakes than a page are followed through the cursors", namesakes: 250, others: 10, wantLists: 3},
 		// A cursor is opaque: a tenant whose cursors are no UUIDs pages as well.
-		"three pages, opaque cursors": {opts: iassim.Options{OpaqueCursors: true}, namesakes: 250, others: 10, wantLists: 3},
+		"three pages, opaque cursors": {reason: "a cursor is opaque: a tenant whose cursors are no UUIDs pages as well", opts: iassim.Options{OpaqueCursors: true}, namesakes: 250, others: 10, wantLists: 3},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -71,13 +72,13 @@ func TestFindApplicationsPages(t *testing.T) {
 			}
 			apps, err := c.FindApplications(context.Background(), "runtime-x")
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if len(apps) != tc.namesakes {
-				t.Fatalf("found %d apps, want %d", len(apps), tc.namesakes)
+				t.Fatalf("%s\nfound %d apps, want %d", tc.reason, len(apps), tc.namesakes)
 			}
 			if got := sim.Stats().Count(operation.ListApplications, 0); got != tc.wantLists {
-				t.Fatalf("%d list calls, want %d", got, tc.wantLists)
+				t.Fatalf("%s\n%d list calls, want %d", tc.reason, got, tc.wantLists)
 			}
 		})
 	}

@@ -11,40 +11,41 @@ import (
 
 func TestValidateURL(t *testing.T) {
 	cases := map[string]struct {
-		in   string
-		want string
-		err  error
+		reason string
+		in     string
+		want   string
+		err    error
 	}{
-		"https tenant":         {in: "https://tenant.accounts.ondemand.com", want: "https://tenant.accounts.ondemand.com"},
-		"trailing slash":       {in: "https://tenant.accounts.ondemand.com/", want: "https://tenant.accounts.ondemand.com"},
-		"http loopback ip":     {in: "http://127.0.0.1:8089", want: "http://127.0.0.1:8089"},
-		"http localhost":       {in: "http://localhost:8089", want: "http://localhost:8089"},
-		"http ipv6 loopback":   {in: "http://[::1]:8089", want: "http://[::1]:8089"},
-		"default port":         {in: "https://tenant.accounts.ondemand.com:443/", want: "https://tenant.accounts.ondemand.com"},
-		"upper case":           {in: "HTTPS://Tenant.Accounts.OnDemand.COM", want: "https://tenant.accounts.ondemand.com"},
-		"trailing dot":         {in: "https://tenant.accounts.ondemand.com./", want: "https://tenant.accounts.ondemand.com"},
-		"all at once":          {in: "HTTPS://TENANT.accounts.ondemand.com.:443/", want: "https://tenant.accounts.ondemand.com"},
-		"other port kept":      {in: "https://tenant.accounts.ondemand.com:8443", want: "https://tenant.accounts.ondemand.com:8443"},
-		"http default port":    {in: "http://LOCALHOST:80", want: "http://localhost"},
-		"http remote":          {in: "http://tenant.accounts.ondemand.com", err: errors.Errorf(errURLRemoteHTTP, "tenant.accounts.ondemand.com")},
-		"http private address": {in: "http://10.0.0.1", err: errors.Errorf(errURLRemoteHTTP, "10.0.0.1")},
-		"no scheme":            {in: "tenant.accounts.ondemand.com", err: errors.New(errURLInvalid)},
-		"broken scheme":        {in: "https//tenant", err: errors.New(errURLInvalid)},
-		"ftp":                  {in: "ftp://tenant", err: errors.Errorf(errURLScheme, "ftp")},
-		"user info":            {in: "https://admin:hunter2@tenant", err: errors.New(errURLCredentials)},
-		"path":                 {in: "https://tenant/Applications/v1", err: errors.New(errURLNotBase)},
+		"https tenant":         {reason: "a tenant's base URL is taken as it is", in: "https://tenant.accounts.ondemand.com", want: "https://tenant.accounts.ondemand.com"},
+		"trailing slash":       {reason: "one URL is one tenant: a trailing slash is dropped, so that two spellings share one client and one breaker", in: "https://tenant.accounts.ondemand.com/", want: "https://tenant.accounts.ondemand.com"},
+		"http loopback ip":     {reason: "plain http is allowed to loopback, for the simulator", in: "http://127.0.0.1:8089", want: "http://127.0.0.1:8089"},
+		"http localhost":       {reason: "localhost is loopback", in: "http://localhost:8089", want: "http://localhost:8089"},
+		"http ipv6 loopback":   {reason: "so is ::1", in: "http://[::1]:8089", want: "http://[::1]:8089"},
+		"default port":         {reason: "the default port is dropped", in: "https://tenant.accounts.ondemand.com:443/", want: "https://tenant.accounts.ondemand.com"},
+		"upper case":           {reason: "scheme and host are lower-cased", in: "HTTPS://Tenant.Accounts.OnDemand.COM", want: "https://tenant.accounts.ondemand.com"},
+		"trailing dot":         {reason: "a fully qualified host's trailing dot is dropped", in: "https://tenant.accounts.ondemand.com./", want: "https://tenant.accounts.ondemand.com"},
+		"all at once":          {reason: "the rules combine", in: "HTTPS://TENANT.accounts.ondemand.com.:443/", want: "https://tenant.accounts.ondemand.com"},
+		"other port kept":      {reason: "another port is part of the tenant", in: "https://tenant.accounts.ondemand.com:8443", want: "https://tenant.accounts.ondemand.com:8443"},
+		"http default port":    {reason: "http's default port is dropped as well", in: "http://LOCALHOST:80", want: "http://localhost"},
+		"http remote":          {reason: "plain http to a remote host would send the credentials in the clear", in: "http://tenant.accounts.ondemand.com", err: errors.Errorf(errURLRemoteHTTP, "tenant.accounts.ondemand.com")},
+		"http private address": {reason: "a private address is remote too", in: "http://10.0.0.1", err: errors.Errorf(errURLRemoteHTTP, "10.0.0.1")},
+		"no scheme":            {reason: "a URL without scheme is not one", in: "tenant.accounts.ondemand.com", err: errors.New(errURLInvalid)},
+		"broken scheme":        {reason: "nor one with a broken scheme", in: "https//tenant", err: errors.New(errURLInvalid)},
+		"ftp":                  {reason: "only https is spoken", in: "ftp://tenant", err: errors.Errorf(errURLScheme, "ftp")},
+		"user info":            {reason: "credentials belong in the Secret; the error never repeats them", in: "https://admin:hunter2@tenant", err: errors.New(errURLCredentials)},
+		"path":                 {reason: "the client adds the API's paths to the base URL", in: "https://tenant/Applications/v1", err: errors.New(errURLNotBase)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got, err := ValidateURL(tc.in)
 			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
-				t.Fatalf("ValidateURL(%q) error -want +got:\n%s", tc.in, diff)
+				t.Fatalf("%s\nValidateURL(%q) error -want +got:\n%s", tc.reason, tc.in, diff)
 			}
 			if err != nil && strings.Contains(err.Error(), "hunter2") {
-				t.Fatalf("error repeats the password: %v", err)
+				t.Fatalf("%s\nerror repeats the password: %v", tc.reason, err)
 			}
 			if got != tc.want {
-				t.Errorf("ValidateURL(%q) = %q, want %q", tc.in, got, tc.want)
+				t.Errorf("%s\nValidateURL(%q) = %q, want %q", tc.reason, tc.in, got, tc.want)
 			}
 		})
 	}

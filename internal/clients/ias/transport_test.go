@@ -27,20 +27,45 @@ func TestParseRetryAfter(t *testing.T) {
 // what shows the tenant failing comes back as an error naming the cause.
 func TestTransportRetries(t *testing.T) {
 	cases := map[string]struct {
+		reason    string
 		method    string
 		answers   []int // status per attempt; the last repeats; 0 hangs
 		wantCalls int32
 		wantCode  int
 		wantErr   string
 	}{
-		"GET 500 then 200":          {http.MethodGet, []int{500, 500, 200}, 3, 200, ""},
-		"GET 500 every time":        {http.MethodGet, []int{500}, 3, 0, "failed (HTTP 500 Internal Server Error)"},
-		"POST 500 is not resent":    {http.MethodPost, []int{500, 201}, 1, 0, "failed (HTTP 500 Internal Server Error)"},
-		"POST 429 is resent":        {http.MethodPost, []int{429, 201}, 2, 201, ""},
-		"DELETE 503 then 200":       {http.MethodDelete, []int{503, 200}, 2, 200, ""},
-		"GET 404 is final":          {http.MethodGet, []int{404, 200}, 1, 404, ""},
-		"GET timeout is not resent": {http.MethodGet, []int{0, 200}, 1, 0, "failed (timeout)"},
-		"GET 401 is not resent":     {http.MethodGet, []int{401, 200}, 1, 0, "rejected the credentials (HTTP 401 Unauthorized)"},
+		"GET 500 then 200": {
+			reason: "a read that fails with a 5xx is sent again, up to the attempts",
+			method: http.MethodGet, answers: []int{500, 500, 200}, wantCalls: 3, wantCode: 200, wantErr: "",
+		},
+		"GET 500 every time": {
+			reason: "after the last attempt the failure is returned, naming the status",
+			method: http.MethodGet, answers: []int{500}, wantCalls: 3, wantCode: 0, wantErr: "failed (HTTP 500 Internal Server Error)",
+		},
+		"POST 500 is not resent": {
+			reason: "a create that failed may have made the app: sending it again could make a second",
+			method: http.MethodPost, answers: []int{500, 201}, wantCalls: 1, wantCode: 0, wantErr: "failed (HTTP 500 Internal Server Error)",
+		},
+		"POST 429 is resent": {
+			reason: "a 429 was not carried out, so even a create is sent again",
+			method: http.MethodPost, answers: []int{429, 201}, wantCalls: 2, wantCode: 201, wantErr: "",
+		},
+		"DELETE 503 then 200": {
+			reason: "a deletion is idempotent and sent again",
+			method: http.MethodDelete, answers: []int{503, 200}, wantCalls: 2, wantCode: 200, wantErr: "",
+		},
+		"GET 404 is final": {
+			reason: "a 404 is an answer, not a failure",
+			method: http.MethodGet, answers: []int{404, 200}, wantCalls: 1, wantCode: 404, wantErr: "",
+		},
+		"GET timeout is not resent": {
+			reason: "a hung tenant is not asked again within the call: its circuit opens",
+			method: http.MethodGet, answers: []int{0, 200}, wantCalls: 1, wantCode: 0, wantErr: "failed (timeout)",
+		},
+		"GET 401 is not resent": {
+			reason: "rejected credentials are never tried again at once: IAS locks a user after a few failed logons",
+			method: http.MethodGet, answers: []int{401, 200}, wantCalls: 1, wantCode: 0, wantErr: "rejected the credentials (HTTP 401 Unauthorized)",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -68,16 +93,16 @@ func TestTransportRetries(t *testing.T) {
 			resp, err := tr.RoundTrip(req)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || calls.Load() != tc.wantCalls {
-					t.Fatalf("got error %v after %d calls, want one saying %q after %d", err, calls.Load(), tc.wantErr, tc.wantCalls)
+					t.Fatalf("%s\ngot error %v after %d calls, want one saying %q after %d", tc.reason, err, calls.Load(), tc.wantErr, tc.wantCalls)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			_ = resp.Body.Close()
 			if resp.StatusCode != tc.wantCode || calls.Load() != tc.wantCalls {
-				t.Fatalf("got %d after %d calls, want %d after %d", resp.StatusCode, calls.Load(), tc.wantCode, tc.wantCalls)
+				t.Fatalf("%s\ngot %d after %d calls, want %d after %d", tc.reason, resp.StatusCode, calls.Load(), tc.wantCode, tc.wantCalls)
 			}
 		})
 	}

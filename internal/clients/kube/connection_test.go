@@ -30,23 +30,27 @@ func TestSkipEmptyConnectionSecrets(t *testing.T) {
 	rotated := managed.ConnectionDetails{"client_id": []byte("id"), "client_secret": []byte("n3w")}
 
 	cases := map[string]struct {
+		reason     string
 		publish    []managed.ConnectionDetails
 		wantWrites int
 		// wantData is what the Secret holds at the end; nil: no Secret.
 		wantData map[string][]byte
 	}{
-		"NothingToPublishYet": {publish: []managed.ConnectionDetails{nil}},
+		"NothingToPublishYet": {reason: "no details means no Secret yet, and no write", publish: []managed.ConnectionDetails{nil}},
 		"TheFirstDetailsMakeTheSecret": {
+			reason:     "the first details make the Secret",
 			publish:    []managed.ConnectionDetails{nil, details},
 			wantWrites: 1,
 			wantData:   details,
 		},
 		"TheSameDetailsAgainWriteNothing": {
+			reason:     "details the Secret holds already cost no write",
 			publish:    []managed.ConnectionDetails{nil, details, details},
 			wantWrites: 1,
 			wantData:   details,
 		},
 		"NothingToPublishOnceMadeWritesNothing": {
+			reason: "an Observe that finds the Secret as it should be returns no details; crossplane-runtime's publisher would patch it with no data",
 			// An Observe that finds the Secret as it should be returns no details;
 			// crossplane-runtime's publisher then patches it with no data.
 			publish:    []managed.ConnectionDetails{details, nil},
@@ -54,6 +58,7 @@ func TestSkipEmptyConnectionSecrets(t *testing.T) {
 			wantData:   details,
 		},
 		"ChangedDetailsAreWritten": {
+			reason:     "new details (a rotated secret) are written",
 			publish:    []managed.ConnectionDetails{details, nil, rotated},
 			wantWrites: 2,
 			wantData:   rotated,
@@ -75,21 +80,21 @@ func TestSkipEmptyConnectionSecrets(t *testing.T) {
 			p := managed.NewAPILocalSecretPublisher(SkipEmptyConnectionSecrets(c), scheme)
 			for _, d := range tc.publish {
 				if _, err := p.PublishConnection(context.Background(), app, d); err != nil {
-					t.Fatal(err)
+					t.Fatalf("%s\n%v", tc.reason, err)
 				}
 			}
 			if writes != tc.wantWrites {
-				t.Errorf("writes %d, want %d", writes, tc.wantWrites)
+				t.Errorf("%s\nwrites %d, want %d", tc.reason, writes, tc.wantWrites)
 			}
 			s := &corev1.Secret{}
 			err := c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "app-ias"}, s)
 			switch {
 			case tc.wantData == nil && !kerrors.IsNotFound(err):
-				t.Errorf("a connection Secret was made: %v", err)
+				t.Errorf("%s\na connection Secret was made: %v", tc.reason, err)
 			case tc.wantData != nil && err != nil:
-				t.Fatalf("no connection Secret: %v", err)
+				t.Fatalf("%s\nno connection Secret: %v", tc.reason, err)
 			case tc.wantData != nil && !maps.EqualFunc(s.Data, tc.wantData, bytes.Equal):
-				t.Errorf("the connection Secret holds other data than published last (keys %d, want %d)", len(s.Data), len(tc.wantData))
+				t.Errorf("%s\nthe connection Secret holds other data than published last (keys %d, want %d)", tc.reason, len(s.Data), len(tc.wantData))
 			}
 		})
 	}

@@ -41,79 +41,97 @@ func filtered(t *testing.T, in string, oneByte bool) string {
 
 func TestManagedFieldsFilter(t *testing.T) {
 	const mf = `"managedFields":[{"manager":"provider","operation":"Update","fieldsV1":{"f:metadata":{"f:finalizers":{".":{},"v:\"x\"":{}}}}}]`
-	cases := map[string]struct{ in, want string }{
+	cases := map[string]struct {
+		reason, in, want string
+	}{
 		"AMemberBetweenOthers": {
-			in:   `{"kind":"IASApplication","metadata":{"generation":2,` + mf + `,"name":"a"},"spec":{}}`,
-			want: `{"kind":"IASApplication","metadata":{"generation":2,"name":"a"},"spec":{}}`,
+			reason: "managedFields cost memory in every cached object and are never read: they go, wherever they are in the metadata",
+			in:     `{"kind":"IASApplication","metadata":{"generation":2,` + mf + `,"name":"a"},"spec":{}}`,
+			want:   `{"kind":"IASApplication","metadata":{"generation":2,"name":"a"},"spec":{}}`,
 		},
 		"TheFirstMember": {
-			in:   `{"metadata":{` + mf + `,"name":"a","uid":"u"}}`,
-			want: `{"metadata":{"name":"a","uid":"u"}}`,
+			reason: "as the first member",
+			in:     `{"metadata":{` + mf + `,"name":"a","uid":"u"}}`,
+			want:   `{"metadata":{"name":"a","uid":"u"}}`,
 		},
 		"TheLastMember": {
-			in:   `{"metadata":{"name":"a",` + mf + `}}`,
-			want: `{"metadata":{"name":"a"}}`,
+			reason: "as the last",
+			in:     `{"metadata":{"name":"a",` + mf + `}}`,
+			want:   `{"metadata":{"name":"a"}}`,
 		},
 		"TheOnlyMember": {
-			in:   `{"metadata":{` + mf + `}}`,
-			want: `{"metadata":{}}`,
+			reason: "as the only one",
+			in:     `{"metadata":{` + mf + `}}`,
+			want:   `{"metadata":{}}`,
 		},
 		"Null": {
-			in:   `{"metadata":{"name":"a","managedFields":null,"uid":"u"}}`,
-			want: `{"metadata":{"name":"a","uid":"u"}}`,
+			reason: "a null value goes too",
+			in:     `{"metadata":{"name":"a","managedFields":null,"uid":"u"}}`,
+			want:   `{"metadata":{"name":"a","uid":"u"}}`,
 		},
 		"NullFirst": {
-			in:   `{"metadata":{"managedFields":null,"uid":"u"}}`,
-			want: `{"metadata":{"uid":"u"}}`,
+			reason: "also first",
+			in:     `{"metadata":{"managedFields":null,"uid":"u"}}`,
+			want:   `{"metadata":{"uid":"u"}}`,
 		},
 		"Indented": {
-			in:   "{\n  \"metadata\": {\n    \"name\": \"a\",\n    \"managedFields\": [\n      {}\n    ],\n    \"uid\": \"u\"\n  }\n}",
-			want: "{\n  \"metadata\": {\n    \"name\": \"a\",\n    \"uid\": \"u\"\n  }\n}",
+			reason: "indented JSON stays valid",
+			in:     "{\n  \"metadata\": {\n    \"name\": \"a\",\n    \"managedFields\": [\n      {}\n    ],\n    \"uid\": \"u\"\n  }\n}",
+			want:   "{\n  \"metadata\": {\n    \"name\": \"a\",\n    \"uid\": \"u\"\n  }\n}",
 		},
 		"WatchEvents": {
+			reason: "in a watch stream, each event's object loses them",
 			in: `{"type":"ADDED","object":{"metadata":{"name":"a",` + mf + `}}}` + "\n" +
 				`{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"7"}}}` + "\n",
 			want: `{"type":"ADDED","object":{"metadata":{"name":"a"}}}` + "\n" +
 				`{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"7"}}}` + "\n",
 		},
 		"ListItems": {
-			in:   `{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{` + mf + `,"name":"a"}},{"metadata":{"name":"b",` + mf + `}}]}`,
-			want: `{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`,
+			reason: "so does each item of a list",
+			in:     `{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{` + mf + `,"name":"a"}},{"metadata":{"name":"b",` + mf + `}}]}`,
+			want:   `{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`,
 		},
 		"NotOutsideMetadata": {
-			in:   `{"spec":{"managedFields":[1],"metadata":{"managedFields":[2]}},"status":{"managedFields":"x"}}`,
-			want: `{"spec":{"managedFields":[1],"metadata":{"managedFields":[2]}},"status":{"managedFields":"x"}}`,
+			reason: "a key of that name outside metadata is data, and stays",
+			in:     `{"spec":{"managedFields":[1],"metadata":{"managedFields":[2]}},"status":{"managedFields":"x"}}`,
+			want:   `{"spec":{"managedFields":[1],"metadata":{"managedFields":[2]}},"status":{"managedFields":"x"}}`,
 		},
 		"NotInAnnotations": {
-			in:   `{"metadata":{"annotations":{"managedFields":"kept"},"labels":{"a":"managedFields"}}}`,
-			want: `{"metadata":{"annotations":{"managedFields":"kept"},"labels":{"a":"managedFields"}}}`,
+			reason: "so is one inside an annotation's value",
+			in:     `{"metadata":{"annotations":{"managedFields":"kept"},"labels":{"a":"managedFields"}}}`,
+			want:   `{"metadata":{"annotations":{"managedFields":"kept"},"labels":{"a":"managedFields"}}}`,
 		},
 		"StringsWithQuotesAndBraces": {
-			in:   `{"metadata":{"name":"a\"},{[","managedFields":[{"m":"}]\\\"]"}],"uid":"\\"},"spec":{"s":"\"metadata\":{"}}`,
-			want: `{"metadata":{"name":"a\"},{[","uid":"\\"},"spec":{"s":"\"metadata\":{"}}`,
+			reason: "strings that hold quotes and braces do not confuse the filter",
+			in:     `{"metadata":{"name":"a\"},{[","managedFields":[{"m":"}]\\\"]"}],"uid":"\\"},"spec":{"s":"\"metadata\":{"}}`,
+			want:   `{"metadata":{"name":"a\"},{[","uid":"\\"},"spec":{"s":"\"metadata\":{"}}`,
 		},
 		"ALongKey": {
-			in:   `{"metadata":{"` + strings.Repeat("k", 200) + `":1,` + mf + `}}`,
-			want: `{"metadata":{"` + strings.Repeat("k", 200) + `":1}}`,
+			reason: "a long key is read whole",
+			in:     `{"metadata":{"` + strings.Repeat("k", 200) + `":1,` + mf + `}}`,
+			want:   `{"metadata":{"` + strings.Repeat("k", 200) + `":1}}`,
 		},
 		"ASimilarKey": {
-			in:   `{"metadata":{"managedFieldsX":[1],"managedField":[2]}}`,
-			want: `{"metadata":{"managedFieldsX":[1],"managedField":[2]}}`,
+			reason: "a key that only begins the same stays",
+			in:     `{"metadata":{"managedFieldsX":[1],"managedField":[2]}}`,
+			want:   `{"metadata":{"managedFieldsX":[1],"managedField":[2]}}`,
 		},
 		"NotJSON": {
-			in:   `404 page not found`,
-			want: `404 page not found`,
+			reason: "what is not JSON passes as it came",
+			in:     `404 page not found`,
+			want:   `404 page not found`,
 		},
 		"CutShort": {
-			in:   `{"metadata":{"name":"a","manag`,
-			want: `{"metadata":{"name":"a","manag`,
+			reason: "so does JSON cut short",
+			in:     `{"metadata":{"name":"a","manag`,
+			want:   `{"metadata":{"name":"a","manag`,
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			for _, oneByte := range []bool{false, true} {
 				if diff := cmp.Diff(tc.want, filtered(t, tc.in, oneByte)); diff != "" {
-					t.Errorf("one byte at a time %t: -want +got:\n%s", oneByte, diff)
+					t.Errorf("%s\none byte at a time %t: -want +got:\n%s", tc.reason, oneByte, diff)
 				}
 			}
 		})
@@ -196,11 +214,13 @@ func randomValue(r *rand.Rand, depth int) any {
 // answers pass as they came.
 func TestStripManagedFields(t *testing.T) {
 	const obj = `{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}}`
-	cases := map[string]struct{ contentType, want string }{
-		"JSON":         {contentType: "application/json", want: `{"metadata":{"name":"a"}}`},
-		"JSONCharset":  {contentType: "application/json;charset=utf-8", want: `{"metadata":{"name":"a"}}`},
-		"Protobuf":     {contentType: "application/vnd.kubernetes.protobuf", want: obj},
-		"NoneDeclared": {contentType: "", want: obj},
+	cases := map[string]struct {
+		reason, contentType, want string
+	}{
+		"JSON":         {reason: "a JSON answer loses managedFields", contentType: "application/json", want: `{"metadata":{"name":"a"}}`},
+		"JSONCharset":  {reason: "also with a charset", contentType: "application/json;charset=utf-8", want: `{"metadata":{"name":"a"}}`},
+		"Protobuf":     {reason: "a protobuf answer passes as it came", contentType: "application/vnd.kubernetes.protobuf", want: obj},
+		"NoneDeclared": {reason: "so does one that declares no type", contentType: "", want: obj},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -213,15 +233,15 @@ func TestStripManagedFields(t *testing.T) {
 			defer srv.Close()
 			resp, err := (&http.Client{Transport: StripManagedFields(http.DefaultTransport)}).Get(srv.URL)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			defer resp.Body.Close()
 			got, err := io.ReadAll(resp.Body)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if !bytes.Equal(got, []byte(tc.want)) {
-				t.Errorf("got %s, want %s", got, tc.want)
+				t.Errorf("%s\ngot %s, want %s", tc.reason, got, tc.want)
 			}
 		})
 	}

@@ -25,33 +25,40 @@ func TestSkipUnchangedStatus(t *testing.T) {
 		return a
 	}
 	cases := map[string]struct {
+		reason    string
 		change    func(a *iasv1alpha1.IASApplication)
 		other     client.Object
 		wantWrite bool
 	}{
 		"UnchangedIsNotSent": {
+			reason: "a status as stored costs no write",
 			change: func(*iasv1alpha1.IASApplication) {},
 		},
 		"SubSecondTimeIsUnchanged": {
+			reason: "the API server keeps seconds: a time that differs below them stores the same",
 			// The API server keeps seconds: a time that differs below them stores the same.
 			change: func(a *iasv1alpha1.IASApplication) {
 				a.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: a.Status.AtProvider.SecretsCheckedAt.Add(300 * time.Millisecond)}
 			},
 		},
 		"ChangedFieldIsSent": {
+			reason:    "a changed field is written",
 			change:    func(a *iasv1alpha1.IASApplication) { a.Status.AtProvider.SecretHint = "abcd" },
 			wantWrite: true,
 		},
 		"ChangedConditionIsSent": {
+			reason:    "so is a changed condition",
 			change:    func(a *iasv1alpha1.IASApplication) { a.SetConditions(xpv2.Unavailable()) },
 			wantWrite: true,
 		},
 		"StaleResourceVersionIsSent": {
+			reason: "the cache may lag the API server: only the server can tell then",
 			// The cache may lag the API server: only the server can tell then.
 			change:    func(a *iasv1alpha1.IASApplication) { a.ResourceVersion = "1" },
 			wantWrite: true,
 		},
 		"NotAManagedResourceIsSent": {
+			reason:    "other objects pass unchanged",
 			other:     &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns"}},
 			wantWrite: true,
 		},
@@ -73,19 +80,19 @@ func TestSkipUnchangedStatus(t *testing.T) {
 			if obj == nil {
 				a := &iasv1alpha1.IASApplication{}
 				if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "app"}, a); err != nil {
-					t.Fatal(err)
+					t.Fatalf("%s\n%v", tc.reason, err)
 				}
 				tc.change(a)
 				obj = a
 			} else if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			err := skipping.Status().Update(ctx, obj)
 			if tc.wantWrite && writes == 0 {
-				t.Errorf("status update was not sent")
+				t.Errorf("%s\nstatus update was not sent", tc.reason)
 			}
 			if !tc.wantWrite && (writes != 0 || err != nil) {
-				t.Errorf("unchanged status: writes %d, err %v; want none", writes, err)
+				t.Errorf("%s\nunchanged status: writes %d, err %v; want none", tc.reason, writes, err)
 			}
 		})
 	}

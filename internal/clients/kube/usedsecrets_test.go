@@ -112,11 +112,12 @@ func TestUsedSecrets(t *testing.T) {
 func TestStripUnusedSecrets(t *testing.T) {
 	lastApplied := map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"password":"c2VjcmV0"}}`}
 	cases := map[string]struct {
+		reason   string
 		name     string
 		wantData bool
 	}{
-		"another component's": {name: "unrelated"},
-		"used":                {name: "kubeconfig-rt", wantData: true},
+		"another component's": {reason: "a Secret the provider never reads keeps no data in the cache, nor kubectl's copy of it in an annotation", name: "unrelated"},
+		"used":                {reason: "one it reads keeps its data, but not that annotation", name: "kubeconfig-rt", wantData: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -125,13 +126,13 @@ func TestStripUnusedSecrets(t *testing.T) {
 			out, _ := StripUnusedSecrets(byConvention)(s)
 			got := out.(*corev1.Secret)
 			if got.Annotations["kubectl.kubernetes.io/last-applied-configuration"] != "" || got.ResourceVersion != "7" {
-				t.Errorf("kept %+v", got.ObjectMeta)
+				t.Errorf("%s\nkept %+v", tc.reason, got.ObjectMeta)
 			}
 			if hasData := got.Data != nil; hasData != tc.wantData {
-				t.Errorf("data kept: %v, want %v", hasData, tc.wantData)
+				t.Errorf("%s\ndata kept: %v, want %v", tc.reason, hasData, tc.wantData)
 			}
 			if omitted := got.Annotations[AnnotationDataOmitted] != ""; omitted == tc.wantData {
-				t.Errorf("marked as omitted: %v", omitted)
+				t.Errorf("%s\nmarked as omitted: %v", tc.reason, omitted)
 			}
 		})
 	}

@@ -267,16 +267,17 @@ func TestClientsRecall(t *testing.T) {
 	kc := []byte(strings.Replace(strings.Replace(kubeconfig("", "    token: t"), "Q0EtREFUQS1TRUNSRVQ=", ca, 1), "https://api.rt.example:443", srv.URL, 1))
 	host := strings.TrimPrefix(srv.URL, "https://")
 	cases := map[string]struct {
+		reason string
 		target string
 		// evicted: other runtimes' clients pushed this one out of the
 		// cache between For and Recall, as with many reconciles at once.
 		evicted   bool
 		wantCalls int32
 	}{
-		"this runtime's failure":                   {target: "https://" + host, wantCalls: 0},
-		"this runtime's failure, client evicted":   {target: "https://" + host, evicted: true, wantCalls: 0},
-		"another server's failure":                 {target: "https://old.rt.example:443", wantCalls: 1},
-		"another server's failure, client evicted": {target: "https://old.rt.example:443", evicted: true, wantCalls: 1},
+		"this runtime's failure":                   {reason: "a failure recalled for a runtime's server opens its circuit: no call reaches it", target: "https://" + host, wantCalls: 0},
+		"this runtime's failure, client evicted":   {reason: "the recall holds for a client built again after eviction", target: "https://" + host, evicted: true, wantCalls: 0},
+		"another server's failure":                 {reason: "a failure of the server the runtime had before opens nothing now", target: "https://old.rt.example:443", wantCalls: 1},
+		"another server's failure, client evicted": {reason: "the same after eviction", target: "https://old.rt.example:443", evicted: true, wantCalls: 1},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -284,20 +285,20 @@ func TestClientsRecall(t *testing.T) {
 			c := NewClients(Options{Size: 1})
 			core, err := c.For(kc)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			if tc.evicted {
 				if _, err := c.For([]byte(strings.Replace(string(kc), "token: t", "token: other", 1))); err != nil {
-					t.Fatal(err)
+					t.Fatalf("%s\n%v", tc.reason, err)
 				}
 			}
 			c.Recall(kc, breaker.Failure{Target: tc.target, Cause: "timeout", Next: time.Now().Add(time.Hour)})
 			_, err = core.Secrets("ns").Get(context.Background(), "s", metav1.GetOptions{})
 			if calls.Load() != tc.wantCalls {
-				t.Fatalf("%d calls reached the runtime, want %d (%v)", calls.Load(), tc.wantCalls, err)
+				t.Fatalf("%s\n%d calls reached the runtime, want %d (%v)", tc.reason, calls.Load(), tc.wantCalls, err)
 			}
 			if tc.wantCalls == 0 && (err == nil || !strings.Contains(err.Error(), "failed (timeout)")) {
-				t.Fatalf("got %v, want the recalled failure", err)
+				t.Fatalf("%s\ngot %v, want the recalled failure", tc.reason, err)
 			}
 		})
 	}

@@ -26,16 +26,17 @@ func TestClientsNeverLeaveTheServer(t *testing.T) {
 	}))
 	defer other.Close()
 	cases := map[string]struct {
+		reason  string
 		answer  func(w http.ResponseWriter, r *http.Request)
 		wantErr string
 	}{
-		"307 to another host": {answer: func(w http.ResponseWriter, r *http.Request) {
+		"307 to another host": {reason: "a runtime's API server that redirects elsewhere could send the provider's requests to any address", answer: func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
 		}, wantErr: "a redirect to another address, not followed"},
-		"301 to another host": {answer: func(w http.ResponseWriter, r *http.Request) {
+		"301 to another host": {reason: "the same for a permanent redirect", answer: func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusMovedPermanently)
 		}, wantErr: "a redirect to another address, not followed"},
-		"an answer of 8 MiB": {answer: func(w http.ResponseWriter, _ *http.Request) {
+		"an answer of 8 MiB": {reason: "every answer from a runtime is bounded in size", answer: func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","namespace":"ns"},"data":{"x":"` + strings.Repeat("A", 8<<20) + `"}}`))
 		}, wantErr: "larger than 4 MiB"},
@@ -49,17 +50,17 @@ func TestClientsNeverLeaveTheServer(t *testing.T) {
 			kc := []byte(strings.Replace(strings.Replace(kubeconfig("", "    token: runtime-token"), "Q0EtREFUQS1TRUNSRVQ=", ca, 1), "https://api.rt.example:443", srv.URL, 1))
 			core, err := NewClients(Options{}).For(kc)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s\n%v", tc.reason, err)
 			}
 			_, err = core.Secrets("ns").Get(context.Background(), "s", metav1.GetOptions{})
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("got %v, want an error saying %q", err, tc.wantErr)
+				t.Fatalf("%s\ngot %v, want an error saying %q", tc.reason, err, tc.wantErr)
 			}
 			if strings.Contains(err.Error(), "runtime-token") {
-				t.Errorf("the error carries the token: %v", err)
+				t.Errorf("%s\nthe error carries the token: %v", tc.reason, err)
 			}
 			if n := elsewhere.Load(); n != 0 {
-				t.Errorf("%d requests reached the other host", n)
+				t.Errorf("%s\n%d requests reached the other host", tc.reason, n)
 			}
 		})
 	}
