@@ -146,7 +146,9 @@ func built(dir, packages string) (map[string]dependency, error) {
 func goIn(dir string, args ...string) ([]byte, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(cmd.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	// readonly: a check never changes a go.mod or go.sum; Align changes them
+	// with go mod edit and tidy only.
+	cmd.Env = append(cmd.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
