@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/semver"
@@ -76,7 +78,7 @@ func Check(root string) ([]Lag, error) {
 	}
 	var lags []Lag
 	for _, m := range Modules {
-		for _, path := range sortedKeys(lists[m.Dir]) {
+		for _, path := range slices.Sorted(maps.Keys(lists[m.Dir])) {
 			if d := lists[m.Dir][path]; d.version != highest[path] {
 				lags = append(lags, Lag{Module: m.Dir, Path: path, Version: d.version, Highest: highest[path], replaced: d.replaced})
 			}
@@ -107,7 +109,7 @@ func Align(root string) error {
 			}
 			changed[l.Module] = append(changed[l.Module], edit)
 		}
-		for _, m := range sortedKeys(changed) {
+		for _, m := range slices.Sorted(maps.Keys(changed)) {
 			dir := filepath.Join(root, m)
 			if _, err := goIn(dir, append([]string{"mod", "edit"}, changed[m]...)...); err != nil {
 				return err

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 )
 
 func main() {
@@ -63,14 +62,4 @@ func repositoryRoot() (string, error) {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "modalign:", err)
 	os.Exit(1)
-}
-
-// sortedKeys returns a map's keys in order, for stable output.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
