@@ -36,35 +36,35 @@ func TestTransportRetries(t *testing.T) {
 	}{
 		"GET 500 then 200": {
 			reason: "a read that fails with a 5xx is sent again, up to the attempts",
-			method: http.MethodGet, answers: []int{500, 500, 200}, wantCalls: 3, wantCode: 200, wantErr: "",
+			method: http.MethodGet, answers: []int{500, 500, 200}, wantCalls: 3, wantCode: 200,
 		},
 		"GET 500 every time": {
 			reason: "after the last attempt the failure is returned, naming the status",
-			method: http.MethodGet, answers: []int{500}, wantCalls: 3, wantCode: 0, wantErr: "failed (HTTP 500 Internal Server Error)",
+			method: http.MethodGet, answers: []int{500}, wantCalls: 3, wantErr: "failed (HTTP 500 Internal Server Error)",
 		},
 		"POST 500 is not resent": {
 			reason: "a create that failed may have made the app: sending it again could make a second",
-			method: http.MethodPost, answers: []int{500, 201}, wantCalls: 1, wantCode: 0, wantErr: "failed (HTTP 500 Internal Server Error)",
+			method: http.MethodPost, answers: []int{500, 201}, wantCalls: 1, wantErr: "failed (HTTP 500 Internal Server Error)",
 		},
 		"POST 429 is resent": {
 			reason: "a 429 was not carried out, so even a create is sent again",
-			method: http.MethodPost, answers: []int{429, 201}, wantCalls: 2, wantCode: 201, wantErr: "",
+			method: http.MethodPost, answers: []int{429, 201}, wantCalls: 2, wantCode: 201,
 		},
 		"DELETE 503 then 200": {
 			reason: "a deletion is idempotent and sent again",
-			method: http.MethodDelete, answers: []int{503, 200}, wantCalls: 2, wantCode: 200, wantErr: "",
+			method: http.MethodDelete, answers: []int{503, 200}, wantCalls: 2, wantCode: 200,
 		},
 		"GET 404 is final": {
 			reason: "a 404 is an answer, not a failure",
-			method: http.MethodGet, answers: []int{404, 200}, wantCalls: 1, wantCode: 404, wantErr: "",
+			method: http.MethodGet, answers: []int{404, 200}, wantCalls: 1, wantCode: 404,
 		},
 		"GET timeout is not resent": {
 			reason: "a hung tenant is not asked again within the call: its circuit opens",
-			method: http.MethodGet, answers: []int{0, 200}, wantCalls: 1, wantCode: 0, wantErr: "failed (timeout)",
+			method: http.MethodGet, answers: []int{0, 200}, wantCalls: 1, wantErr: "failed (timeout)",
 		},
 		"GET 401 is not resent": {
 			reason: "rejected credentials are never tried again at once: IAS locks a user after a few failed logons",
-			method: http.MethodGet, answers: []int{401, 200}, wantCalls: 1, wantCode: 0, wantErr: "rejected the credentials (HTTP 401 Unauthorized)",
+			method: http.MethodGet, answers: []int{401, 200}, wantCalls: 1, wantErr: "rejected the credentials (HTTP 401 Unauthorized)",
 		},
 	}
 	for name, tc := range cases {

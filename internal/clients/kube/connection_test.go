@@ -51,8 +51,6 @@ func TestSkipEmptyConnectionSecrets(t *testing.T) {
 		},
 		"NothingToPublishOnceMadeWritesNothing": {
 			reason: "an Observe that finds the Secret as it should be returns no details; crossplane-runtime's publisher would patch it with no data",
-			// An Observe that finds the Secret as it should be returns no details;
-			// crossplane-runtime's publisher then patches it with no data.
 			publish:    []managed.ConnectionDetails{details, nil},
 			wantWrites: 1,
 			wantData:   details,

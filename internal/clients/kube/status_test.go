@@ -36,7 +36,6 @@ func TestSkipUnchangedStatus(t *testing.T) {
 		},
 		"SubSecondTimeIsUnchanged": {
 			reason: "the API server keeps seconds: a time that differs below them stores the same",
-			// The API server keeps seconds: a time that differs below them stores the same.
 			change: func(a *iasv1alpha1.IASApplication) {
 				a.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: a.Status.AtProvider.SecretsCheckedAt.Add(300 * time.Millisecond)}
 			},
@@ -53,7 +52,6 @@ func TestSkipUnchangedStatus(t *testing.T) {
 		},
 		"StaleResourceVersionIsSent": {
 			reason: "the cache may lag the API server: only the server can tell then",
-			// The cache may lag the API server: only the server can tell then.
 			change:    func(a *iasv1alpha1.IASApplication) { a.ResourceVersion = "1" },
 			wantWrite: true,
 		},

@@ -78,7 +78,6 @@ func TestSkipTransientStatus(t *testing.T) {
 		},
 		"CreatingWithAMessageIsSent": {
 			reason: "the provider's own Creating says what it does; a user should see it",
-			// The provider's own Creating says what it does; a user should see it.
 			obj:       app(time.Second, false, xpv2.Creating().WithMessage("Creating Secret s on runtime r"), xpv2.ReconcileSuccess()),
 			wantWrite: true,
 		},
