@@ -24,6 +24,9 @@ const (
 	errDeleteDuplicate = "cannot delete the duplicate IAS application %s"
 	// errGetConnection: the connection Secret's name.
 	errGetConnection = "cannot get connection Secret %s"
+	// errReleaseConnection, errAdoptConnection: the connection Secret's name.
+	errReleaseConnection = "cannot release connection Secret %s from the garbage collector"
+	errAdoptConnection   = "cannot take up connection Secret %s"
 	errPublish       = "cannot publish the new client secret"
 	errListUsers     = "cannot list the RuntimeSecrets that use this application"
 	// errHandOverTarget: the annotation, its value.

@@ -232,6 +232,11 @@ func (e *external) observeApp(ctx context.Context, cr *v1alpha1.IASApplication, 
 		inherit(cr, all)
 	}
 	st := e.secrets(cr, app, all, conn)
+	if st.cur != nil {
+		if err := e.adoptConnectionSecret(ctx, cr, conn); err != nil {
+			return managed.ExternalObservation{}, err
+		}
+	}
 	due, err := e.observeSecrets(ctx, cr, st)
 	if err != nil {
 		return managed.ExternalObservation{}, err

@@ -46,7 +46,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	name := managed.ControllerName(v1alpha1.IASApplicationGroupKind)
 	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
 	opts := append(reconciler.CommonOptions(o, name, recorder),
-		managed.WithTypedExternalConnector[*v1alpha1.IASApplication](&connector{
+		managed.WithTypedExternalConnector(reconciler.RetainWhileRuntimeLives[*v1alpha1.IASApplication](&connector{
 			shared: shared{
 				kube:       mgr.GetClient(),
 				reader:     mgr.GetAPIReader(),
@@ -67,7 +67,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 			logons:          c.Logons,
 			providerConfigs: c.ProviderConfigs,
 			told:            newToldOnce(clock.RealClock{}),
-		}),
+		}, reconciler.Retention{Live: mgr.GetAPIReader(), Recorder: recorder}, keep(mgr.GetClient()))),
 		// The external name is the IAS UUID, never metadata.name.
 		managed.WithInitializers(),
 		// Observe finds an app by its name when the UUID is not known, so a create

@@ -43,14 +43,14 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	name := managed.ControllerName(v1alpha1.RuntimeSecretGroupKind)
 	recorder := xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))
 	opts := append(reconciler.CommonOptions(o, name, recorder),
-		managed.WithTypedExternalConnector[*v1alpha1.RuntimeSecret](&connector{
+		managed.WithTypedExternalConnector(reconciler.RetainWhileRuntimeLives[*v1alpha1.RuntimeSecret](&connector{
 			kube:                mgr.GetClient(),
 			clients:             c.Runtimes,
 			recorder:            recorder,
 			unreachableDeletion: c.UnreachableDeletion,
 			watcher:             c.Watcher,
 			deleted:             newDeletedSecrets(),
-		}),
+		}, reconciler.Retention{Live: mgr.GetAPIReader(), Recorder: recorder}, keep)),
 		// The Secret on the runtime is found by its namespace and name; there is
 		// no external name to record.
 		managed.WithInitializers(),
