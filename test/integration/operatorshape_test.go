@@ -87,4 +87,25 @@ func testCreatedAsTheOperatorCreates(t *testing.T) {
 	g.Expect(differences(operatorSecret, sentSecret)).To(Equal([]string{"description"}),
 		"the api secret's create differs from eventing-auth-manager's: %v", sentSecret)
 	g.Expect(sentSecret["description"]).To(Equal("eventing-auth"))
+
+	// No global account configured: eventing-auth-manager sends it empty, and
+	// so does the provider.
+	g.Eventually(func(g Gomega) {
+		pc := &v1alpha1.ProviderConfig{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: tn.ns, Name: tn.pcName}, pc)).To(Succeed())
+		pc.Spec.GlobalAccount = ""
+		g.Expect(k8s.Update(ctx, pc)).To(Succeed())
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	none := tn.app("runtime-without-ga")
+	g.Eventually(func(g Gomega) {
+		// The config's change is read before the create.
+		pc := &v1alpha1.ProviderConfig{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: tn.ns, Name: tn.pcName}, pc)).To(Succeed())
+		g.Expect(pc.Spec.GlobalAccount).To(BeEmpty())
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	g.Expect(k8s.Create(ctx, none)).To(Succeed())
+	waitReady(t, none)
+	g.Expect(json.Unmarshal(tn.sim.LastBody(operation.CreateApplication), &sentApp)).To(Succeed())
+	g.Expect(differences(operatorApp("runtime-without-ga", ""), sentApp)).To(Equal([]string{"description"}),
+		"the app's create without a global account differs from eventing-auth-manager's: %v", sentApp)
 }

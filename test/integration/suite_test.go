@@ -67,6 +67,7 @@ func TestProvider(t *testing.T) {
 			t.Run("RuntimeWatcherRefusesForgedCertificates", testRuntimeWatcherRefusesForgedCertificates)
 		})
 		t.Run("KymaBridge", testKymaBridge)
+		t.Run("KeptWhileKymaLives", testKeptWhileKymaLives)
 	})
 	// Alone: at the suite's 3s poll its 200 resources keep their tenant's token
 	// bucket busy, and reconciles waiting for tokens would hold the workers that

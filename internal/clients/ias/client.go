@@ -278,9 +278,9 @@ func (c *client) CreateApplication(ctx context.Context, s ApplicationSpec) (stri
 		Schemas:  &[]api.SchemasEnum{api.SchemasEnumUrnSapIdentityApplicationSchemasExtensionSci10Authentication},
 		UrnSapIdentityApplicationSchemasExtensionSci10Authentication: &api.AuthenticationSchema{SsoType: &ssoType},
 	}
-	if s.GlobalAccount != "" {
-		body.GlobalAccount = &s.GlobalAccount
-	}
+	// Sent empty too, as eventing-auth-manager sends its --ias-global-account-id
+	// unset: the same input makes the same app.
+	body.GlobalAccount = &s.GlobalAccount
 	if s.Description != "" {
 		body.Description = &s.Description
 	}
