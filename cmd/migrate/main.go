@@ -7,8 +7,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -37,7 +39,10 @@ func main() {
 		signs          = migrate.DefaultOperatorSigns()
 		operator       = flag.String("operator-deployment", signs.Namespace+"/"+signs.Deployment, "eventing-auth-manager's Deployment (namespace/name), as its kustomize names it; the migration refuses to run while it has replicas, while its pods run, or while its leader Lease (--operator-lease, in the same namespace) is renewed.")
 		lease          = flag.String("operator-lease", signs.LeaderLease, "eventing-auth-manager's leader election Lease, in the Deployment's namespace.")
-		skipCheck      = flag.Bool("skip-operator-check", false, "Run without looking whether eventing-auth-manager runs; only once it is removed for good (docs/migration.md).")
+		podLabels      = flag.String("operator-pod-labels", labelsFlag(signs.PodLabels), "Labels (k=v,...) of eventing-auth-manager's pods, in the Deployment's namespace.")
+		image          = flag.String("operator-image", signs.Image, "Name of eventing-auth-manager's image (the last element of its repository): a Deployment or pod running it, in any namespace, is the operator whatever its names.")
+		neverRan       = flag.Bool("operator-never-ran", false, "No eventing-auth-manager ever ran on this cluster: finding none of it is then no reason to refuse. The migration still refuses, and stops, while one runs.")
+		skipCheck      = flag.Bool("skip-operator-check", false, "Run without looking whether eventing-auth-manager runs, before or during the run; only once it is removed for good (docs/migration.md).")
 		dryRun         = flag.Bool("dry-run", false, "Print what would be done per runtime and change nothing.")
 		wait           = flag.Duration("wait", 0, "How long to wait for the provider to show prepared runtimes Ready and finish them; 0: prepare, report, and leave finishing to a later run.")
 		runtimeTimeout = flag.Duration("runtime-timeout", kymaruntime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
@@ -49,7 +54,18 @@ func main() {
 	if !ok || ns == "" || name == "" {
 		os.Exit(fail("--operator-deployment %q is not namespace/name", *operator))
 	}
-	signs.Namespace, signs.Deployment, signs.LeaderLease = ns, name, *lease
+	labels, err := parseLabels(*podLabels)
+	if err != nil {
+		os.Exit(fail("--operator-pod-labels: %v", err))
+	}
+	signs.Namespace, signs.Deployment, signs.LeaderLease, signs.PodLabels, signs.Image, signs.NeverRan = ns, name, *lease, labels, *image, *neverRan
+	// Where the user named the operator's place, nothing found there is its removal.
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "operator-deployment", "operator-lease", "operator-pod-labels", "operator-image":
+			signs.Named = true
+		}
+	})
 	os.Exit(run(ctx, *namespace, *providerConfig, signs, *skipCheck, *dryRun, *wait, *runtimeTimeout))
 }
 
@@ -107,6 +123,31 @@ func run(ctx context.Context, namespace, providerConfig string, operator migrate
 		return 3
 	}
 	return 0
+}
+
+// labelsFlag writes labels as --operator-pod-labels takes them.
+func labelsFlag(l map[string]string) string {
+	out := make([]string, 0, len(l))
+	for _, k := range slices.Sorted(maps.Keys(l)) {
+		out = append(out, k+"="+l[k])
+	}
+	return strings.Join(out, ",")
+}
+
+// parseLabels reads k=v,... .
+func parseLabels(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for kv := range strings.SplitSeq(s, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%q is not key=value", kv)
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 func fail(format string, a ...any) int {

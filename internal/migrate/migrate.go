@@ -4,6 +4,7 @@
 package migrate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -72,6 +73,9 @@ type Options struct {
 	Operator OperatorSigns
 	// SkipOperatorCheck runs without looking whether the old operator runs.
 	SkipOperatorCheck bool
+	// Recheck is how often, at most, the operator is looked for again before
+	// a change; default 2 seconds.
+	Recheck time.Duration
 	// DryRun reports what would be done and changes nothing.
 	DryRun bool
 	// Wait is how long to wait for prepared runtimes to become Ready; zero
@@ -87,10 +91,12 @@ type Options struct {
 // of each. Every step derives from what the clusters and IAS hold, so a run
 // that was interrupted is continued by running again.
 func Run(ctx context.Context, o Options) ([]Result, error) {
+	var guard *operatorGuard
 	if !o.SkipOperatorCheck {
 		if err := operatorStopped(ctx, o.Kube, o.Operator, time.Now()); err != nil {
 			return nil, err
 		}
+		guard = &operatorGuard{kube: o.Kube, signs: o.Operator, every: cmp.Or(o.Recheck, 2*time.Second), now: time.Now, last: time.Now()}
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(OperatorEventingAuthGroupVersionKind.GroupVersion().WithKind("EventingAuthList"))
@@ -109,7 +115,12 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 			if r := results[i]; r.Outcome != "" && r.Outcome != Waiting && r.Outcome != Prepared {
 				continue
 			}
-			results[i] = migrateOne(ctx, o, &list.Items[i])
+			r, err := migrateOne(ctx, o, guard, &list.Items[i])
+			if err != nil {
+				report(o, results)
+				return results, err
+			}
+			results[i] = r
 			if results[i].Outcome == Waiting || results[i].Outcome == Prepared {
 				pending++
 			}
@@ -123,42 +134,57 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		case <-time.After(o.Interval):
 		}
 	}
-	for _, r := range results {
-		if o.Report != nil {
-			o.Report(r)
-		}
-	}
+	report(o, results)
 	return results, nil
 }
 
+// report tells o.Report each runtime's result known so far.
+func report(o Options, results []Result) {
+	if o.Report == nil {
+		return
+	}
+	for _, r := range results {
+		if r.Runtime != "" {
+			o.Report(r)
+		}
+	}
+}
+
 // migrateOne takes one runtime one step further: prepare it, or, once the
-// provider shows it Ready, finish it.
-func migrateOne(ctx context.Context, o Options, old *unstructured.Unstructured) Result {
+// provider shows it Ready, finish it. Before either change it looks again
+// whether the operator came back; if it did, the error stops the run.
+func migrateOne(ctx context.Context, o Options, guard *operatorGuard, old *unstructured.Unstructured) (Result, error) {
 	id := old.GetName()
 	s, why, err := inspect(ctx, o, old)
 	switch {
 	case err != nil:
-		return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}
+		return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}, nil
 	case why != "":
-		return Result{Runtime: id, Outcome: LeftAlone, Detail: why}
+		return Result{Runtime: id, Outcome: LeftAlone, Detail: why}, nil
 	}
 	if !s.prepared() {
 		if o.DryRun {
-			return Result{Runtime: id, Outcome: WouldPrepare, Detail: s.plan()}
+			return Result{Runtime: id, Outcome: WouldPrepare, Detail: s.plan()}, nil
+		}
+		if err := guard.stillStopped(ctx); err != nil {
+			return Result{}, err
 		}
 		if err := s.prepare(ctx, o); err != nil {
-			return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}
+			return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}, nil
 		}
-		return Result{Runtime: id, Outcome: Prepared, Detail: s.plan()}
+		return Result{Runtime: id, Outcome: Prepared, Detail: s.plan()}, nil
 	}
 	if waitingFor := s.readiness(ctx, o); waitingFor != "" {
-		return Result{Runtime: id, Outcome: Waiting, Detail: "prepared; waiting for " + waitingFor}
+		return Result{Runtime: id, Outcome: Waiting, Detail: "prepared; waiting for " + waitingFor}, nil
 	}
 	if o.DryRun {
-		return Result{Runtime: id, Outcome: WouldFinish, Detail: "the provider shows it Ready; would remove eventing-auth-manager's EventingAuth"}
+		return Result{Runtime: id, Outcome: WouldFinish, Detail: "the provider shows it Ready; would remove eventing-auth-manager's EventingAuth"}, nil
+	}
+	if err := guard.stillStopped(ctx); err != nil {
+		return Result{}, err
 	}
 	if err := s.finish(ctx, o); err != nil {
-		return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}
+		return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}, nil
 	}
-	return Result{Runtime: id, Outcome: Completed, Detail: fmt.Sprintf("IAS application %s and client secret %s… taken over; eventing-auth-manager's EventingAuth removed", s.app.ID, s.secret.Hint)}
+	return Result{Runtime: id, Outcome: Completed, Detail: fmt.Sprintf("IAS application %s and client secret %s… taken over; eventing-auth-manager's EventingAuth removed", s.app.ID, s.secret.Hint)}, nil
 }

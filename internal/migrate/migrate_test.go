@@ -4,9 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
@@ -136,6 +139,7 @@ func TestMigrateOneDecides(t *testing.T) {
 				IAS:       &fakeIAS{apps: tc.apps, secrets: tc.secrets},
 				Runtimes:  oneRuntime{core: k8sfake.NewClientset(rt...).CoreV1()},
 				Namespace: ns,
+				Operator:  neverRan(),
 				DryRun:    true,
 			}
 			var got []Result
@@ -160,6 +164,65 @@ func TestRunRefusesWhileTheOperatorRuns(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "docs/migration.md") {
 		t.Fatalf("error %v, want a refusal that says how to remove the operator", err)
 	}
+}
+
+// neverRan are the default signs of the operator, with the user's word that
+// it never ran here.
+func neverRan() OperatorSigns {
+	s := DefaultOperatorSigns()
+	s.NeverRan = true
+	return s
+}
+
+// TestRunStopsWhenTheOperatorComesBack: an operator that shows again after
+// the first look (a GitOps sync restores it) stops the run before its next
+// change: nothing more is written, and the error says why.
+func TestRunStopsWhenTheOperatorComesBack(t *testing.T) {
+	signs := neverRan()
+	back := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: signs.Namespace, Name: signs.Deployment}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}}
+	kube := managementCluster(t)
+	looks := 0
+	watched := interceptor.NewClient(kube.(client.WithWatch), interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if _, ok := list.(*appsv1.DeploymentList); ok {
+				looks++
+				if looks > 1 {
+					// Restored by a sync right after the first look.
+					_ = c.Create(ctx, back.DeepCopy())
+				}
+			}
+			return c.List(ctx, list, opts...)
+		},
+	})
+	rt := k8sfake.NewClientset(runtimeSecret(goodData()))
+	o := Options{
+		Kube:      watched,
+		IAS:       &fakeIAS{apps: []ias.Application{{ID: appID, Name: id, ClientID: clientID}}, secrets: []ias.APISecret{{ID: "s1", Hint: value[:4], Description: OperatorSecretDescription}}},
+		Runtimes:  oneRuntime{core: rt.CoreV1()},
+		Namespace: ns,
+		Operator:  signs,
+		Recheck:   time.Nanosecond,
+	}
+	_, err := Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "came back while the migration ran") || !strings.Contains(err.Error(), "has replicas") {
+		t.Fatalf("Run() = %v, want it stopped, naming the operator's return", err)
+	}
+	if exists(t, kube, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: id + "-ias"}}) || exists(t, kube, composite()) {
+		t.Errorf("the migration changed the runtime after the operator came back")
+	}
+	onRuntime, _ := rt.CoreV1().Secrets("kyma-system").Get(context.Background(), "eventing-webhook-auth", metav1.GetOptions{})
+	if len(onRuntime.Labels) > 0 {
+		t.Errorf("the runtime's Secret was labelled after the operator came back: %v", onRuntime.Labels)
+	}
+}
+
+func exists(t *testing.T, kube client.Client, o client.Object) bool {
+	t.Helper()
+	err := kube.Get(context.Background(), client.ObjectKeyFromObject(o), o)
+	if err != nil && !kerrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	return err == nil
 }
 
 // managementCluster holds the Kyma CR, the old EventingAuth and the kubeconfig

@@ -38,15 +38,56 @@ func TestOperatorStopped(t *testing.T) {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: "eventing-auth-manager-controller-manager-7c9f", Labels: s.PodLabels},
 			Status: corev1.PodStatus{Phase: phase}}
 	}
+	imageDeployment := func(ns, name, image string, replicas int32) *appsv1.Deployment {
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To(replicas),
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: image}}}}}}
+	}
 	forbidden := kerrors.NewForbidden(schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, s.LeaderLease, errors.New("no"))
 	cases := map[string]struct {
-		reason string
-		objs   []client.Object
-		getErr error
-		runs   bool
+		reason   string
+		objs     []client.Object
+		getErr   error
+		named    bool
+		neverRan bool
+		runs     bool
 	}{
-		"Removed": {
-			reason: "Nothing of the operator is left: it does not run.",
+		"NothingFound": {
+			reason: "Nothing of the operator under its default names is no proof: it may run under others.",
+			runs:   true,
+		},
+		"NothingWhereNamed": {
+			reason: "Nothing of the operator where the user said it ran: it was removed.",
+			named:  true,
+		},
+		"NeverRan": {
+			reason:   "The user says it never ran: finding nothing is no reason to refuse.",
+			neverRan: true,
+		},
+		"NeverRanButRuns": {
+			reason:   "Told it never ran, the migration still refuses beside one that runs.",
+			objs:     []client.Object{lease(5 * time.Second)},
+			neverRan: true,
+			runs:     true,
+		},
+		"OtherNamesOtherNamespace": {
+			reason: "A Deployment of another name, in another namespace, running its image: it runs.",
+			objs:   []client.Object{imageDeployment("ops", "eam", "europe-docker.pkg.dev/kyma-project/prod/eventing-auth-manager:v1.4.2", 1)},
+			runs:   true,
+		},
+		"OtherNamesScaledToZero": {
+			reason: "The same Deployment with no replicas shows where it ran, and that it stopped.",
+			objs:   []client.Object{imageDeployment("ops", "eam", "europe-docker.pkg.dev/kyma-project/prod/eventing-auth-manager:v1.4.2", 0)},
+		},
+		"BarePodOfItsImage": {
+			reason: "A pod of no Deployment, without its labels and without leader election, running its image by digest: it runs.",
+			objs: []client.Object{&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "eam-0"},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "m", Image: "registry.local:5000/eventing-auth-manager@sha256:0123"}}}}},
+			runs: true,
+		},
+		"OtherImageAlike": {
+			reason: "An image whose name only contains the operator's is another program: it tells nothing.",
+			objs:   []client.Object{imageDeployment("ops", "x", "registry.local/eventing-auth-manager-dashboard:v1", 1)},
+			runs:   true, // nothing found of the operator itself
 		},
 		"ScaledToZeroAndGone": {
 			reason: "A Deployment with no replicas, its pods gone, its Lease last renewed a minute ago: stopped.",
@@ -86,7 +127,9 @@ func TestOperatorStopped(t *testing.T) {
 					return tc.getErr
 				}})
 			}
-			err := operatorStopped(context.Background(), b.Build(), s, now)
+			signs := s
+			signs.Named, signs.NeverRan = tc.named, tc.neverRan
+			err := operatorStopped(context.Background(), b.Build(), signs, now)
 			if diff := cmp.Diff(tc.runs, err != nil); diff != "" {
 				t.Errorf("%s\noperatorStopped() = %v; refused: -want +got:\n%s", tc.reason, err, diff)
 			}

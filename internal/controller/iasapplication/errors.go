@@ -27,8 +27,8 @@ const (
 	// errReleaseConnection, errAdoptConnection: the connection Secret's name.
 	errReleaseConnection = "cannot release connection Secret %s from the garbage collector"
 	errAdoptConnection   = "cannot take up connection Secret %s"
-	errPublish       = "cannot publish the new client secret"
-	errListUsers     = "cannot list the RuntimeSecrets that use this application"
+	errPublish           = "cannot publish the new client secret"
+	errListUsers         = "cannot list the RuntimeSecrets that use this application"
 	// errHandOverTarget: the annotation, its value.
 	errHandOverTarget = "annotation %s must name an IASApplication as <namespace>/<name>, not %q"
 	// errGetHandOverTarget: the target.

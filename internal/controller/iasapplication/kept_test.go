@@ -37,32 +37,42 @@ func TestConnectionSecretOutlivesKeptResource(t *testing.T) {
 		wantOwner []types.UID
 	}{
 		"ReleasedByItsController": {
-			reason:    "the kept resource's own Secret is released",
-			owners:    controlledBy(old),
-			act:       func(ctx context.Context, e *external) error { return releaseConnectionSecret(ctx, e.kube, old, "rt-creds") },
+			reason: "the kept resource's own Secret is released",
+			owners: controlledBy(old),
+			act: func(ctx context.Context, e *external) error {
+				return releaseConnectionSecret(ctx, e.kube, old, "rt-creds")
+			},
 			wantOwner: nil,
 		},
 		"NotReleasedForAnother": {
-			reason:    "a Secret another resource controls is not this resource's to release",
-			owners:    controlledBy(other),
-			act:       func(ctx context.Context, e *external) error { return releaseConnectionSecret(ctx, e.kube, old, "rt-creds") },
+			reason: "a Secret another resource controls is not this resource's to release",
+			owners: controlledBy(other),
+			act: func(ctx context.Context, e *external) error {
+				return releaseConnectionSecret(ctx, e.kube, old, "rt-creds")
+			},
 			wantOwner: []types.UID{"other-uid"},
 		},
 		"TakenUpAgain": {
-			reason:    "the resource made again controls the released Secret",
-			act:       func(ctx context.Context, e *external) error { return e.adoptConnectionSecret(ctx, made, e.getConn(ctx, t)) },
+			reason: "the resource made again controls the released Secret",
+			act: func(ctx context.Context, e *external) error {
+				return e.adoptConnectionSecret(ctx, made, e.getConn(ctx, t))
+			},
 			wantOwner: []types.UID{"new-uid"},
 		},
 		"NotTakenFromAnother": {
-			reason:    "a Secret another resource controls stays its",
-			owners:    controlledBy(other),
-			act:       func(ctx context.Context, e *external) error { return e.adoptConnectionSecret(ctx, made, e.getConn(ctx, t)) },
+			reason: "a Secret another resource controls stays its",
+			owners: controlledBy(other),
+			act: func(ctx context.Context, e *external) error {
+				return e.adoptConnectionSecret(ctx, made, e.getConn(ctx, t))
+			},
 			wantOwner: []types.UID{"other-uid"},
 		},
 		"UserSecretNotTaken": {
 			reason: "an Opaque Secret with no controller is someone's own, not a connection Secret",
 			typ:    corev1.SecretTypeOpaque,
-			act:    func(ctx context.Context, e *external) error { return e.adoptConnectionSecret(ctx, made, e.getConn(ctx, t)) },
+			act: func(ctx context.Context, e *external) error {
+				return e.adoptConnectionSecret(ctx, made, e.getConn(ctx, t))
+			},
 		},
 	}
 	for name, tc := range cases {

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/xcrd"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -43,10 +43,10 @@ func TestRetainWhileRuntimeLives(t *testing.T) {
 		in         objects
 		releaseErr error
 		// want
-		connected  bool // the kind's own connector was called
-		released   bool
-		events     []string
-		wantErr    error
+		connected bool // the kind's own connector was called
+		released  bool
+		events    []string
+		wantErr   error
 	}{
 		"NotDeleted": {
 			reason:    "a resource not being deleted is the kind's own business",
