@@ -57,6 +57,7 @@ run | up)
   ;;
 e2e)
   progress_build "end-to-end tests" go -C "$root/cluster/local" test -tags e2e -c -o "$bin/e2e.test" ./e2e
-  (unset PROGRESS_DIR && cd "$root/cluster/local/e2e" && "$bin/e2e.test" -test.count=1 -test.timeout=15m -test.v)
+  # E2E_RUN picks tests by name, as go test's -run does.
+  (unset PROGRESS_DIR && cd "$root/cluster/local/e2e" && "$bin/e2e.test" -test.count=1 -test.timeout=20m -test.v -test.run "${E2E_RUN:-.}")
   ;;
 esac

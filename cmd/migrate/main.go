@@ -42,6 +42,7 @@ func main() {
 		podLabels      = flag.String("operator-pod-labels", labelsFlag(signs.PodLabels), "Labels (k=v,...) of eventing-auth-manager's pods, in the Deployment's namespace.")
 		image          = flag.String("operator-image", signs.Image, "Name of eventing-auth-manager's image (the last element of its repository): a Deployment or pod running it, in any namespace, is the operator whatever its names.")
 		neverRan       = flag.Bool("operator-never-ran", false, "No eventing-auth-manager ever ran on this cluster: finding none of it is then no reason to refuse. The migration still refuses, and stops, while one runs.")
+		globalAccount  = flag.String(migrate.OperatorGlobalAccountFlag, "", "The global account eventing-auth-manager sent with every app (its own --ias-global-account-id; empty if it ran without). Read from its Deployment while that exists; required once it is gone. The ClusterProviderConfig's globalAccount is set to it where empty.")
 		skipCheck      = flag.Bool("skip-operator-check", false, "Run without looking whether eventing-auth-manager runs, before or during the run; only once it is removed for good (docs/migration.md).")
 		dryRun         = flag.Bool("dry-run", false, "Print what would be done per runtime and change nothing.")
 		wait           = flag.Duration("wait", 0, "How long to wait for the provider to show prepared runtimes Ready and finish them; 0: prepare, report, and leave finishing to a later run.")
@@ -66,10 +67,16 @@ func main() {
 			signs.Named = true
 		}
 	})
-	os.Exit(run(ctx, *namespace, *providerConfig, signs, *skipCheck, *dryRun, *wait, *runtimeTimeout))
+	var ga *string
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == migrate.OperatorGlobalAccountFlag {
+			ga = globalAccount
+		}
+	})
+	os.Exit(run(ctx, *namespace, *providerConfig, signs, ga, *skipCheck, *dryRun, *wait, *runtimeTimeout))
 }
 
-func run(ctx context.Context, namespace, providerConfig string, operator migrate.OperatorSigns, skipCheck, dryRun bool, wait, runtimeTimeout time.Duration) int {
+func run(ctx context.Context, namespace, providerConfig string, operator migrate.OperatorSigns, globalAccount *string, skipCheck, dryRun bool, wait, runtimeTimeout time.Duration) int {
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return fail("cannot get the management cluster's config: %v", err)
@@ -80,6 +87,17 @@ func run(ctx context.Context, namespace, providerConfig string, operator migrate
 	kube, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return fail("cannot create a client of the management cluster: %v", err)
+	}
+	if globalAccount == nil {
+		v, found, err := migrate.OperatorGlobalAccount(ctx, kube, operator)
+		switch {
+		case err != nil:
+			return fail("%v", err)
+		case !found:
+			return fail("cannot read eventing-auth-manager's --%s: its Deployment %s/%s is gone. Pass --%s with the value it ran with (--%s= if it ran without one), so that new runtimes get the apps it would have made",
+				migrate.OperatorGlobalAccountFlag, operator.Namespace, operator.Deployment, migrate.OperatorGlobalAccountFlag, migrate.OperatorGlobalAccountFlag)
+		}
+		globalAccount = &v
 	}
 	// The tenant is resolved as the provider resolves it for an IASApplication.
 	ref := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Namespace: namespace}}
@@ -97,7 +115,9 @@ func run(ctx context.Context, namespace, providerConfig string, operator migrate
 	counts := map[migrate.Outcome]int{}
 	results, err := migrate.Run(ctx, migrate.Options{
 		Kube: kube, IAS: iasClient, Namespace: namespace, Operator: operator, SkipOperatorCheck: skipCheck, DryRun: dryRun, Wait: wait,
-		Runtimes: kymaruntime.NewClients(kymaruntime.Options{Timeout: runtimeTimeout}),
+		Runtimes:      kymaruntime.NewClients(kymaruntime.Options{Timeout: runtimeTimeout}),
+		GlobalAccount: globalAccount, ProviderConfig: providerConfig,
+		Said: func(s string) { fmt.Println(s) },
 		Report: func(r migrate.Result) {
 			counts[r.Outcome]++
 			fmt.Fprintf(out, "%s\t%s\t%s\n", r.Runtime, r.Outcome, r.Detail)

@@ -85,6 +85,14 @@ type Options struct {
 	Interval time.Duration
 	// Report, if set, is told each runtime's final result as it is known.
 	Report func(Result)
+	// GlobalAccount is what eventing-auth-manager sent as every app's
+	// globalAccount (its --ias-global-account-id); nil leaves the
+	// ClusterProviderConfig as it is.
+	GlobalAccount *string
+	// ProviderConfig is the ClusterProviderConfig the provider uses.
+	ProviderConfig string
+	// Said, if set, is told what the run did beside the runtimes.
+	Said func(string)
 }
 
 // Run migrates every runtime the old operator manages and returns the result
@@ -97,6 +105,13 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 			return nil, err
 		}
 		guard = &operatorGuard{kube: o.Kube, signs: o.Operator, every: cmp.Or(o.Recheck, 2*time.Second), now: time.Now, last: time.Now()}
+	}
+	said, err := carryGlobalAccount(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if said != "" && o.Said != nil {
+		o.Said(said)
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(OperatorEventingAuthGroupVersionKind.GroupVersion().WithKind("EventingAuthList"))

@@ -90,7 +90,8 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1),
 			Selector: &metav1.LabelSelector{MatchLabels: signs.PodLabels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: signs.PodLabels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "eventing-auth-manager"}}}}}}
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "eventing-auth-manager",
+					Args: []string{"--ias-global-account-id=" + localstack.PlatformGlobalAccount}}}}}}}
 	g.Expect(s.Kube.Create(ctx, op)).To(Succeed())
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: signs.Deployment + "-7c9f8-x2k4q", Namespace: signs.Namespace, Labels: signs.PodLabels},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "eventing-auth-manager"}}}}
@@ -145,8 +146,15 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now().Add(-time.Minute)}
 	g.Expect(s.Kube.Update(ctx, lease)).To(Succeed())
 
-	// A dry run reports and changes nothing.
+	// The operator's Deployment is gone, and with it its --ias-global-account-id:
+	// the migration asks for it.
 	got, code = runMigrate("--dry-run")
+	g.Expect(code).To(Equal(1), got)
+	g.Expect(got).To(ContainSubstring("Pass --%s with the value it ran with", migrate.OperatorGlobalAccountFlag))
+	globalAccount := "--" + migrate.OperatorGlobalAccountFlag + "=" + localstack.PlatformGlobalAccount
+
+	// A dry run reports and changes nothing.
+	got, code = runMigrate("--dry-run", globalAccount)
 	g.Expect(code).To(Equal(2), got)
 	lines := outcomes(got)
 	for _, r := range runtimes {
@@ -170,10 +178,10 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 
 	// Prepared while the provider does not run yet; running again finds them
 	// prepared and waiting for the provider.
-	got, code = runMigrate()
+	got, code = runMigrate(globalAccount)
 	g.Expect(code).To(Equal(2), got)
 	g.Expect(got).To(ContainSubstring("40 prepared, 10 left alone"))
-	got, code = runMigrate()
+	got, code = runMigrate(globalAccount)
 	g.Expect(code).To(Equal(2), got)
 	g.Expect(got).To(ContainSubstring("40 waiting, 10 left alone"))
 	g.Expect(outcomes(got)["runtime-20"]).To(ContainSubstring("prepared; waiting for IASApplication runtime-20 to become Ready"))
@@ -187,7 +195,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 
 	// The provider runs: the runtimes are finished once it shows them Ready.
 	g.Expect(s.StartProvider(ctx)).To(Succeed())
-	got, code = runMigrate("--wait=6m")
+	got, code = runMigrate("--wait=6m", globalAccount)
 	g.Expect(code).To(Equal(2), got)
 	g.Expect(got).To(ContainSubstring("40 completed, 10 left alone"))
 
@@ -217,7 +225,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 	}
 
 	// Running again finds only the runtimes left alone.
-	got, code = runMigrate()
+	got, code = runMigrate(globalAccount)
 	g.Expect(code).To(Equal(2), got)
 	g.Expect(got).To(ContainSubstring("10 runtimes of eventing-auth-manager: 10 left alone"))
 

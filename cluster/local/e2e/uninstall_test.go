@@ -1,0 +1,178 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
+	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+)
+
+// TestConfigurationRemovedAndReinstalled deletes the EventingAuth
+// Configuration with runtimes Ready, as a mistyped cleanup or a GitOps prune
+// does: Crossplane deletes the XRD, every EventingAuth and, through the garbage
+// collector, every composed resource, while the Kyma CRs stay. No runtime's
+// Secret and no IAS app or api secret changes at any point; each Kyma CR is
+// told what was kept. Reinstalled, every runtime is Ready again with the same
+// app, client ID and secret, and a deleted Kyma CR still takes its credentials
+// with it.
+func TestConfigurationRemovedAndReinstalled(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	s := startStack(t, ctx, localstack.Options{ProviderArgs: []string{"--poll=10s"}})
+	proxy, err := newRuntimeProxy(s.RuntimeKubeconfig)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer proxy.Close()
+	const timeout, interval = 3 * time.Minute, 250 * time.Millisecond
+
+	var ids []string
+	for i := range 3 {
+		id := fmt.Sprintf("runtime-kept-%02d", i)
+		ids = append(ids, id)
+		g.Expect(s.RuntimeKube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}})).To(Succeed())
+		g.Expect(s.Kube.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: localstack.KCPNamespace},
+			Data: map[string][]byte{"config": proxy.kubeconfig(id)}})).To(Succeed())
+		_, err := s.CreateKyma(ctx, id, "ga-kept")
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	expectReady := func(g Gomega) {
+		for _, id := range ids {
+			xr := composite(id)
+			g.Expect(s.Kube.Get(ctx, client.ObjectKeyFromObject(xr), xr)).To(Succeed())
+			g.Expect(localstack.Condition(xr, "Ready")).To(Equal("True"), "%s: %v", id, xr.Object["status"])
+		}
+	}
+	g.Eventually(expectReady, timeout, interval).Should(Succeed())
+
+	// What a runtime holds and IAS knows: none of it may change.
+	type runtimeState struct {
+		appID, clientID, secretValue, secretVersion string
+		secretIDs                                   []string
+	}
+	observe := func(g Gomega) map[string]runtimeState {
+		out := map[string]runtimeState{}
+		for _, id := range ids {
+			apps := s.Sim.AppsNamed(id)
+			g.Expect(apps).To(HaveLen(1), id)
+			onRuntime := &corev1.Secret{}
+			g.Expect(s.RuntimeKube.Get(ctx, types.NamespacedName{Namespace: id, Name: "eventing-webhook-auth"}, onRuntime)).To(Succeed())
+			out[id] = runtimeState{appID: apps[0].ID, secretIDs: secretIDs(apps[0]), secretVersion: onRuntime.ResourceVersion,
+				clientID: string(onRuntime.Data["client_id"]), secretValue: string(onRuntime.Data["client_secret"])}
+		}
+		return out
+	}
+	// Let every runtime's first polls settle before taking the baseline.
+	time.Sleep(12 * time.Second)
+	before := observe(g)
+	for _, id := range ids {
+		g.Expect(before[id].clientID).NotTo(BeEmpty(), id)
+		g.Expect(before[id].secretValue).NotTo(BeEmpty(), id)
+	}
+	changes := func() iassim.Stats {
+		out := iassim.Stats{}
+		for op, codes := range s.Sim.Stats() {
+			switch op {
+			case operation.CreateApplication, operation.PatchApplication, operation.UpdateApplication, operation.DeleteApplication,
+				operation.CreateAPISecret, operation.DeleteAPISecret:
+				out[op] = codes
+			}
+		}
+		return out
+	}
+	unchanged := changes()
+
+	// The Configuration goes, as `kubectl delete configuration` does it.
+	cfg := &unstructured.Unstructured{}
+	cfg.SetAPIVersion("pkg.crossplane.io/v1")
+	cfg.SetKind("Configuration")
+	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: configurationName}, cfg)).To(Succeed())
+	spec := cfg.Object["spec"]
+	g.Expect(s.Kube.Delete(ctx, cfg)).To(Succeed())
+	// Every EventingAuth and every composed resource is deleted; the runtimes'
+	// credentials are watched all along.
+	g.Eventually(func(g Gomega) {
+		g.Expect(observe(g)).To(Equal(before), "a runtime Secret or an IAS app changed while the Configuration went")
+		established, err := s.Established(ctx, "eventingauths.composite.eventingauth.kyma-project.io")
+		g.Expect(err == nil && established).To(BeFalse(), "the EventingAuth kind is still served")
+		for _, l := range []client.ObjectList{&iasv1alpha1.IASApplicationList{}, &runtimev1alpha1.RuntimeSecretList{}} {
+			g.Expect(s.Kube.List(ctx, l, client.InNamespace(localstack.KCPNamespace))).To(Succeed())
+			g.Expect(l).To(HaveField("Items", BeEmpty()), "%T left", l)
+		}
+	}, timeout, interval).Should(Succeed())
+	g.Expect(changes()).To(Equal(unchanged), "IAS was changed by the removal")
+	for _, id := range ids {
+		g.Expect(keptOn(g, ctx, s, id)).To(ContainElements(
+			ContainSubstring("IASApplication %s/%s was deleted while this Kyma CR exists", localstack.KCPNamespace, id),
+			ContainSubstring("RuntimeSecret %s/%s was deleted while this Kyma CR exists", localstack.KCPNamespace, id)), id)
+		conn := &corev1.Secret{}
+		g.Expect(s.Kube.Get(ctx, client.ObjectKey{Namespace: localstack.KCPNamespace, Name: id + "-ias"}, conn)).To(Succeed(), "the connection Secret went: %s", id)
+		g.Expect(string(conn.Data["client_secret"])).To(Equal(before[id].secretValue), id)
+	}
+
+	// Reinstalled: every runtime Ready again, nothing changed on it or in IAS.
+	again := &unstructured.Unstructured{}
+	again.SetAPIVersion("pkg.crossplane.io/v1")
+	again.SetKind("Configuration")
+	again.SetName(configurationName)
+	again.Object["spec"] = spec
+	g.Eventually(func() error { return s.Kube.Create(ctx, again) }, timeout, interval).Should(Succeed(), "the Configuration is still being deleted")
+	g.Eventually(func(g Gomega) {
+		g.Expect(observe(g)).To(Equal(before))
+		expectReady(g)
+	}, timeout, interval).Should(Succeed())
+	for _, id := range ids {
+		a := &iasv1alpha1.IASApplication{}
+		g.Expect(s.Kube.Get(ctx, client.ObjectKey{Namespace: localstack.KCPNamespace, Name: id}, a)).To(Succeed())
+		g.Expect(a.Status.AtProvider.ID).To(Equal(before[id].appID), id)
+		g.Expect(a.Status.AtProvider.ClientID).To(Equal(before[id].clientID), id)
+	}
+	// A full poll of every resource after the reinstall.
+	time.Sleep(12 * time.Second)
+	g.Expect(observe(g)).To(Equal(before))
+	g.Expect(changes()).To(Equal(unchanged), "IAS was changed by the reinstall")
+
+	// A runtime that goes still takes its credentials with it.
+	gone := ids[0]
+	kyma := &unstructured.Unstructured{}
+	kyma.SetAPIVersion("operator.kyma-project.io/v1beta2")
+	kyma.SetKind("Kyma")
+	kyma.SetNamespace(localstack.KCPNamespace)
+	kyma.SetName(gone)
+	g.Expect(s.Kube.Delete(ctx, kyma)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		err := s.RuntimeKube.Get(ctx, types.NamespacedName{Namespace: gone, Name: "eventing-webhook-auth"}, &corev1.Secret{})
+		g.Expect(kerrors.IsNotFound(err)).To(BeTrue(), "the runtime's Secret of a deleted Kyma CR: %v", err)
+		g.Expect(s.Sim.AppsNamed(gone)).To(BeEmpty())
+	}, timeout, interval).Should(Succeed())
+}
+
+// keptOn are the messages of the events on a Kyma CR that say a deletion kept
+// its runtime's credentials.
+func keptOn(g Gomega, ctx context.Context, s *localstack.Stack, id string) []string {
+	l := &corev1.EventList{}
+	g.Expect(s.Kube.List(ctx, l, client.InNamespace(localstack.KCPNamespace))).To(Succeed())
+	var out []string
+	for _, e := range l.Items {
+		if e.InvolvedObject.Kind == "Kyma" && e.InvolvedObject.Name == id && e.Reason == string(reconciler.ReasonKeptForRuntime) {
+			out = append(out, e.Message)
+		}
+	}
+	return out
+}
