@@ -27,14 +27,18 @@ const watcherLease = "provider-eventing-auth-runtime-watcher"
 // replica: with leader election and --runtime-watcher-advertise-address, a
 // standby hands each event to the leader.
 func newWatcher(s Settings, p Process, mgr ctrl.Manager) (*runtimewatcher.Listener, error) {
-	cas, err := runtimewatcher.LoadClientCAs(s.WatcherClientCA)
+	cas, missing, err := runtimewatcher.LoadClientCAs(s.WatcherClientCA)
 	if err != nil {
 		return nil, err
 	}
-	if cas == nil {
+	switch {
+	case cas == nil:
 		p.Log.Info("The runtime-watcher listener authenticates no caller: set --runtime-watcher-client-ca, or let nothing but the gateway reach it")
+	case missing:
+		p.Log.Info("The file of --runtime-watcher-client-ca does not exist: every runtime-watcher event is refused, and runtimes are repaired by polls only, until it does. Copy ca.crt of istio-system/klm-watcher-root-secret into the Secret the file is mounted from (docs/operations.md, Runtime-watcher)",
+			"file", s.WatcherClientCA)
 	}
-	o := runtimewatcher.Options{Addr: s.WatcherAddr, Component: s.WatcherComponent, ClientCAs: cas, ClientCAFile: s.WatcherClientCA,
+	o := runtimewatcher.Options{Addr: s.WatcherAddr, Component: s.WatcherComponent, ClientCAs: cas, ClientCAFile: s.WatcherClientCA, ClientCAMissing: missing,
 		Metrics: runtimewatcher.NewMetrics(p.Metrics), Log: p.Log.WithName("runtime-watcher")}
 	if s.LeaderElection && s.WatcherAdvertise != "" {
 		ns, err := leaseNamespace(s)

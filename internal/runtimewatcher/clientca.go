@@ -4,22 +4,32 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 )
 
 // LoadClientCAs reads the PEM file of --runtime-watcher-client-ca: the CAs a
-// runtime's forwarded client certificate must chain to. No file named: nil.
-func LoadClientCAs(file string) (*x509.CertPool, error) {
+// runtime's forwarded client certificate must chain to. No file named: nil. A
+// file named that does not exist yet (its Secret not copied yet, mounted
+// optional) is an empty pool, which trusts no certificate, and missing is
+// true: the listener refuses every event until the file appears, while
+// runtimes are still polled.
+func LoadClientCAs(file string) (pool *x509.CertPool, missing bool, err error) {
 	if file == "" {
-		return nil, nil
+		return nil, false, nil
 	}
 	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read --runtime-watcher-client-ca: %w", err)
+	if errors.Is(err, fs.ErrNotExist) {
+		return x509.NewCertPool(), true, nil
 	}
-	return parseClientCAs(file, b)
+	if err != nil {
+		return nil, false, fmt.Errorf("cannot read --runtime-watcher-client-ca: %w", err)
+	}
+	pool, err = parseClientCAs(file, b)
+	return pool, false, err
 }
 
 func parseClientCAs(file string, b []byte) (*x509.CertPool, error) {
@@ -51,7 +61,7 @@ func (l *Listener) followClientCAs(ctx context.Context) {
 		}
 		b, err := os.ReadFile(file)
 		if err != nil || bytes.Equal(b, last) {
-			if err != nil {
+			if err != nil && !l.caMissing.Load() {
 				l.o.Log.Error(err, "Cannot read --runtime-watcher-client-ca again; the CAs read before stay trusted")
 			}
 			continue
@@ -67,6 +77,18 @@ func (l *Listener) followClientCAs(ctx context.Context) {
 			continue
 		}
 		l.ids.setRoots(pool)
+		l.setCAMissing(false)
 		l.o.Log.Info("Trusting the changed --runtime-watcher-client-ca", "file", file)
 	}
+}
+
+// setCAMissing records whether the CA file is still missing, in the gauge an
+// alert reads.
+func (l *Listener) setCAMissing(missing bool) {
+	l.caMissing.Store(missing)
+	v := 0.0
+	if missing {
+		v = 1
+	}
+	l.o.Metrics.clientCAMissing.Set(v)
 }

@@ -150,29 +150,39 @@ func TestListenerFollowsTheCAFile(t *testing.T) {
 		// beforeStart changes the file after it was loaded and before the
 		// listener starts to follow it.
 		beforeStart bool
+		// missingAtStart: the file does not exist when the provider starts
+		// (its Secret not copied yet, mounted optional).
+		missingAtStart bool
 	}{
 		"changed while it runs":    {reason: "a change of the file is followed"},
 		"changed before the start": {reason: "a change between loading the file and the start is a change too", beforeStart: true},
+		"missing at the start": {reason: "a file missing at the start refuses every event, says so in a gauge, and is trusted once it appears",
+			missingAtStart: true},
 	}
 	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) { followsTheCAFile(t, tc.reason, tc.beforeStart) })
+		t.Run(name, func(t *testing.T) { followsTheCAFile(t, tc.reason, tc.beforeStart, tc.missingAtStart) })
 	}
 }
 
-func followsTheCAFile(t *testing.T, reason string, beforeStart bool) {
+func followsTheCAFile(t *testing.T, reason string, beforeStart, missingAtStart bool) {
 	now := time.Now()
 	oldCA, _ := testcerts.NewCA("klm-watcher CA")
 	newCA, _ := testcerts.NewCA("klm-watcher CA")
 	file := t.TempDir() + "/ca.crt"
-	if err := os.WriteFile(file, oldCA.PEM, 0o600); err != nil {
-		t.Fatal(err)
+	if !missingAtStart {
+		if err := os.WriteFile(file, oldCA.PEM, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	roots, err := LoadClientCAs(file)
-	if err != nil {
-		t.Fatal(err)
+	roots, missing, err := LoadClientCAs(file)
+	if err != nil || missing != missingAtStart {
+		t.Fatalf("%s: LoadClientCAs() = missing %t, %v; want missing %t", reason, missing, err, missingAtStart)
 	}
 	clock := clocktesting.NewFakeClock(now)
-	l := New(Options{Addr: "127.0.0.1:0", ClientCAs: roots, ClientCAFile: file, Clock: clock}, oneRuntime)
+	l := New(Options{Addr: "127.0.0.1:0", ClientCAs: roots, ClientCAFile: file, ClientCAMissing: missing, Clock: clock}, oneRuntime)
+	if got, want := testutil.ToFloat64(l.o.Metrics.clientCAMissing), map[bool]float64{true: 1, false: 0}[missingAtStart]; got != want {
+		t.Errorf("%s: eventing_auth_watcher_client_ca_missing = %v at the start, want %v", reason, got, want)
+	}
 	q := &queue{}
 	var qi workqueue.TypedRateLimitingInterface[reconcile.Request] = q
 	l.queue.Store(&qi)
@@ -207,8 +217,12 @@ func followsTheCAFile(t *testing.T, reason string, beforeStart bool) {
 		t.Fatal(err)
 	}
 	oldCert := func() int { return sendCert(old) }
-	if got := []int{oldCert(), send(newCA)}; !cmp.Equal(got, []int{http.StatusOK, http.StatusUnauthorized}) {
-		t.Fatalf("%s: before the change is read: codes %v, want 200 for the old CA's, 401 for the new CA's", reason, got)
+	wantBefore := []int{http.StatusOK, http.StatusUnauthorized}
+	if missingAtStart {
+		wantBefore = []int{http.StatusUnauthorized, http.StatusUnauthorized}
+	}
+	if got := []int{oldCert(), send(newCA)}; !cmp.Equal(got, wantBefore) {
+		t.Fatalf("%s: before the change is read: codes %v, want %v (the old CA's, the new CA's)", reason, got, wantBefore)
 	}
 	if !beforeStart {
 		change()
@@ -223,6 +237,9 @@ func followsTheCAFile(t *testing.T, reason string, beforeStart bool) {
 	}
 	if got := oldCert(); got != http.StatusUnauthorized {
 		t.Errorf("%s: a certificate of the CA taken out of the file: code %d, want 401", reason, got)
+	}
+	if got := testutil.ToFloat64(l.o.Metrics.clientCAMissing); got != 0 {
+		t.Errorf("%s: eventing_auth_watcher_client_ca_missing = %v once the file is read, want 0", reason, got)
 	}
 }
 

@@ -100,6 +100,9 @@ type Options struct {
 	// ClientCAFile, if set, is the file ClientCAs were read from: it is read
 	// again while the listener runs, and a change is trusted from then on.
 	ClientCAFile string
+	// ClientCAMissing says ClientCAFile did not exist when read: ClientCAs
+	// trusts nothing until it appears.
+	ClientCAMissing bool
 	// Advertise is where the other replicas reach this listener
 	// (--runtime-watcher-advertise-address), and Leader where the leader
 	// publishes its own: with both, a standby hands events to the leader.
@@ -151,6 +154,9 @@ type Listener struct {
 	queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
 	addr  atomic.Pointer[string] // bound address, once listening
 
+	// caMissing is true while the CA file does not exist.
+	caMissing atomic.Bool
+
 	limitersMu sync.Mutex
 	limiters   *cache.Expiring // runtime ID -> *rate.Limiter
 }
@@ -158,9 +164,11 @@ type Listener struct {
 // New returns a listener of o that finds RuntimeSecrets with targets.
 func New(o Options, targets Targets) *Listener {
 	o = o.Defaulted()
-	return &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), echoes: newEchoes(), ids: newRuntimeIDs(o.ClientCAs, o.Clock),
+	l := &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), echoes: newEchoes(), ids: newRuntimeIDs(o.ClientCAs, o.Clock),
 		limiters: cache.NewExpiringWithClock(o.Clock), held: &held{},
 		handOnClient: &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	l.setCAMissing(o.ClientCAMissing)
+	return l
 }
 
 // Addr is the address the listener is bound to; "" before it listens.

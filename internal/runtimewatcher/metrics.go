@@ -33,6 +33,9 @@ type Metrics struct {
 	writes    prometheus.Counter
 	echoes    prometheus.Counter
 	handed    *prometheus.CounterVec
+	// clientCAMissing is 1 while --runtime-watcher-client-ca names a file
+	// that does not exist.
+	clientCAMissing prometheus.Gauge
 }
 
 // NewMetrics registers the metrics with r. Every series exists from the start,
@@ -71,6 +74,10 @@ func NewMetrics(r prometheus.Registerer) *Metrics {
 			Name: "eventing_auth_watcher_events_handed_total",
 			Help: "Events a standby replica took: forwarded to the leader, held while no leader could be reached, replayed once it became the leader, or dropped as the oldest held.",
 		}, []string{"how"}),
+		clientCAMissing: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "eventing_auth_watcher_client_ca_missing",
+			Help: "1 while the file of --runtime-watcher-client-ca does not exist: every runtime-watcher event is refused and runtimes are repaired only by polls.",
+		}),
 	}
 	for _, how := range []string{HandedForwarded, HandedHeld, HandedReplayed, HandedDropped} {
 		m.handed.WithLabelValues(how)
@@ -81,6 +88,6 @@ func NewMetrics(r prometheus.Registerer) *Metrics {
 	for _, trigger := range []string{TriggerEvent, TriggerPoll} {
 		m.repairs.WithLabelValues(trigger)
 	}
-	r.MustRegister(m.received, m.dropped, m.lastEvent, m.repairs, m.fights, m.writes, m.echoes, m.handed)
+	r.MustRegister(m.received, m.dropped, m.lastEvent, m.repairs, m.fights, m.writes, m.echoes, m.handed, m.clientCAMissing)
 	return m
 }
