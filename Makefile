@@ -8,7 +8,10 @@ ENVTEST_ASSETS = $(shell hack/envtest-assets.sh)
 
 all: build
 
-build: ## Build the provider, the IAS simulator and the migration command into bin/.
+# Every binary shipped or run against a landscape is built with Go's FIPS 140-3
+# module, as the packages are (hack/xpkg.sh).
+build: export GOFIPS140 = v1.0.0
+build: ## Build the provider, the IAS simulator and the migration command into bin/, with the FIPS 140-3 module.
 	$(GO) build -o bin/provider ./cmd/provider
 	$(GO) build -o bin/ias-simulator ./cmd/ias-simulator
 	$(GO) build -o bin/eventing-auth-migrate ./cmd/migrate
