@@ -10,6 +10,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -26,8 +27,8 @@ import (
 
 // TestConfigurationRemovedAndReinstalled deletes the EventingAuth
 // Configuration with runtimes Ready, as a mistyped cleanup or a GitOps prune
-// does: Crossplane deletes the XRD, every EventingAuth and, through the garbage
-// collector, every composed resource, while the Kyma CRs stay. No runtime's
+// does, and then its EventingAuths: the XRD, every EventingAuth and, through
+// the garbage collector, every composed resource go, while the Kyma CRs stay. No runtime's
 // Secret and no IAS app or api secret changes at any point; each Kyma CR is
 // told what was kept. Reinstalled, every runtime is Ready again with the same
 // app, client ID and secret, and a deleted Kyma CR still takes its credentials
@@ -105,12 +106,36 @@ func TestConfigurationRemovedAndReinstalled(t *testing.T) {
 	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: configurationName}, cfg)).To(Succeed())
 	spec := cfg.Object["spec"]
 	g.Expect(s.Kube.Delete(ctx, cfg)).To(Succeed())
-	// Every EventingAuth and every composed resource is deleted; the runtimes'
-	// credentials are watched all along.
+	// The XRD goes into deletion. Crossplane core v2.4.2 then deletes its
+	// composite resources with one DeleteAllOf across all namespaces, which
+	// the API server answers 404 for a namespaced kind and core ignores: the
+	// EventingAuths stay, the XRD waits for them. Nothing of a runtime changes
+	// meanwhile, and the kyma bridge makes no EventingAuth again.
+	xrd := &unstructured.Unstructured{}
+	xrd.SetAPIVersion("apiextensions.crossplane.io/v2")
+	xrd.SetKind("CompositeResourceDefinition")
+	g.Eventually(func(g Gomega) {
+		g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: "eventingauths.composite.eventingauth.kyma-project.io"}, xrd)).To(Succeed())
+		g.Expect(xrd.GetDeletionTimestamp()).NotTo(BeNil())
+	}, timeout, interval).Should(Succeed())
+	time.Sleep(10 * time.Second)
+	g.Expect(observe(g)).To(Equal(before), "a runtime Secret or an IAS app changed while the XRD went")
+	// So a person, or the GitOps tool that pruned the Configuration, deletes
+	// the EventingAuths, as core would have.
+	xrs := &unstructured.UnstructuredList{}
+	xrs.SetAPIVersion("composite.eventingauth.kyma-project.io/v1alpha1")
+	xrs.SetKind("EventingAuthList")
+	g.Expect(s.Kube.List(ctx, xrs, client.InNamespace(localstack.KCPNamespace))).To(Succeed())
+	g.Expect(xrs.Items).To(HaveLen(len(ids)))
+	for i := range xrs.Items {
+		g.Expect(s.Kube.Delete(ctx, &xrs.Items[i])).To(Succeed())
+	}
+	// Every EventingAuth, every composed resource and the definition go; the
+	// runtimes' credentials are watched all along.
 	g.Eventually(func(g Gomega) {
 		g.Expect(observe(g)).To(Equal(before), "a runtime Secret or an IAS app changed while the Configuration went")
-		established, err := s.Established(ctx, "eventingauths.composite.eventingauth.kyma-project.io")
-		g.Expect(err == nil && established).To(BeFalse(), "the EventingAuth kind is still served")
+		err := s.Kube.Get(ctx, client.ObjectKey{Name: "eventingauths.composite.eventingauth.kyma-project.io"}, &apiextensionsv1.CustomResourceDefinition{})
+		g.Expect(kerrors.IsNotFound(err)).To(BeTrue(), "the EventingAuth CRD is still there: %v", err)
 		for _, l := range []client.ObjectList{&iasv1alpha1.IASApplicationList{}, &runtimev1alpha1.RuntimeSecretList{}} {
 			g.Expect(s.Kube.List(ctx, l, client.InNamespace(localstack.KCPNamespace))).To(Succeed())
 			g.Expect(l).To(HaveField("Items", BeEmpty()), "%T left", l)

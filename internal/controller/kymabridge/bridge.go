@@ -94,6 +94,15 @@ func (r *bridge) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 		// Garbage collection deletes the EventingAuth it controls.
 		return ctrl.Result{}, nil
 	}
+	if r.definitionDeleted(ctx) {
+		// The Configuration is being removed: Crossplane deletes the
+		// definition once no EventingAuth is left, and one made now would
+		// hold it. The watch on the CRD wakes every Kyma CR when it is back.
+		r.recorder.Event(kyma, event.Normal(eventDefinitionDeleted, fmt.Sprintf(
+			"The kind %s is being deleted (its Configuration is being removed): EventingAuth %s/%s is not made again until it is installed again; the runtime's credentials stay as they are",
+			eventingauth.Kind.GroupKind(), kyma.GetNamespace(), kyma.GetName())))
+		return ctrl.Result{}, nil
+	}
 	want := eventingauth.Desired(kyma, r.c.CompositePoll)
 	if r.applied(ctx, want) {
 		return ctrl.Result{RequeueAfter: r.c.Resync}, nil
@@ -139,6 +148,12 @@ func (r *bridge) definitionEstablished(ctx context.Context) bool {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	return r.kube.Get(ctx, types.NamespacedName{Name: eventingAuthCRD}, crd) == nil &&
 		apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established)
+}
+
+// definitionDeleted tells whether the EventingAuth CRD is being deleted.
+func (r *bridge) definitionDeleted(ctx context.Context) bool {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	return r.kube.Get(ctx, types.NamespacedName{Name: eventingAuthCRD}, crd) == nil && crd.GetDeletionTimestamp() != nil
 }
 
 // isMissingKind tells a 404 for the whole resource type (the API server does not

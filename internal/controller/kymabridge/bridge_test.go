@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -92,6 +95,63 @@ func TestReconcileMissingDefinition(t *testing.T) {
 			}
 			if len(rec.Reasons()) != tc.wantEvents {
 				t.Errorf("%s\nevents %v, want %d", tc.reason, rec.Reasons(), tc.wantEvents)
+			}
+		})
+	}
+}
+
+// TestNoEventingAuthWhileItsDefinitionGoes: while the EventingAuth CRD is
+// being deleted (its Configuration removed), the bridge makes no EventingAuth,
+// which would hold the definition's deletion, and says so on the Kyma CR; the
+// watch on the CRD wakes it when the definition is back.
+func TestNoEventingAuthWhileItsDefinitionGoes(t *testing.T) {
+	now := metav1.Now()
+	cases := map[string]struct {
+		reason     string
+		deleting   bool
+		wantApply  bool
+		wantEvents []string
+	}{
+		"DefinitionBeingDeleted": {reason: "no EventingAuth is made while its definition goes", deleting: true,
+			wantEvents: []string{string(eventDefinitionDeleted)}},
+		"DefinitionInstalled": {reason: "an installed definition gets its EventingAuth", wantApply: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: eventingAuthCRD}}
+			if tc.deleting {
+				crd.SetDeletionTimestamp(&now)
+				crd.SetFinalizers([]string{"customresourcecleanup.apiextensions.k8s.io"})
+			}
+			applied := false
+			kube := fake.NewClientBuilder().WithScheme(fakes.Scheme(apiextensionsv1.AddToScheme)).WithObjects(crd).WithInterceptorFuncs(interceptor.Funcs{
+				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
+						if p.GroupVersionKind() == eventingauth.KymaKind {
+							p.SetNamespace(key.Namespace)
+							p.SetName(key.Name)
+							p.SetUID("kyma-uid")
+							return nil
+						}
+						return kerrors.NewNotFound(schema.GroupResource{Resource: "eventingauths"}, key.Name)
+					}
+					return c.Get(ctx, key, obj, opts...)
+				},
+				Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
+					applied = true
+					return nil
+				},
+			}).Build()
+			rec := &fakes.Events{}
+			r := &bridge{kube: kube, recorder: rec, log: logging.NewNopLogger(), c: Config{Resync: time.Minute}}
+			if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "kcp-system", Name: "rt-1"}}); err != nil {
+				t.Fatalf("%s\nReconcile: %v", tc.reason, err)
+			}
+			if applied != tc.wantApply {
+				t.Errorf("%s\nEventingAuth applied: %t, want %t", tc.reason, applied, tc.wantApply)
+			}
+			if diff := cmp.Diff(tc.wantEvents, rec.Reasons(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s\nevents (-want +got):\n%s", tc.reason, diff)
 			}
 		})
 	}

@@ -6,4 +6,5 @@ import "github.com/crossplane/crossplane-runtime/v2/pkg/event"
 const (
 	eventDefinitionMissing event.Reason = "EventingAuthDefinitionMissing"
 	eventCannotApply       event.Reason = "CannotApplyEventingAuth"
+	eventDefinitionDeleted event.Reason = "EventingAuthDefinitionDeleted"
 )
