@@ -176,6 +176,8 @@ func migrateOne(ctx context.Context, o Options, guard *operatorGuard, old *unstr
 		return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}, nil
 	case why != "":
 		return Result{Runtime: id, Outcome: LeftAlone, Detail: why}, nil
+	case s.served:
+		return finishServed(ctx, o, guard, s)
 	}
 	if !s.prepared() {
 		if o.DryRun {
@@ -202,4 +204,51 @@ func migrateOne(ctx context.Context, o Options, guard *operatorGuard, old *unstr
 		return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}, nil
 	}
 	return Result{Runtime: id, Outcome: Completed, Detail: fmt.Sprintf("IAS application %s and client secret %s… taken over; eventing-auth-manager's EventingAuth removed", s.app.ID, s.secret.Hint)}, nil
+}
+
+// finishServed takes a runtime that the provider serves itself, with an app
+// and a secret of its own (the kyma bridge made its EventingAuth before any
+// migration: a runtime the operator had not served, failed on, or whose
+// Secret did not fit), the rest of the way. Once its IASApplication is Ready,
+// the operator's Secret on the runtime, which the provider leaves alone as not
+// its own, gets the provider's labels, so that the provider writes its
+// credentials there; once the provider shows the runtime Ready,
+// eventing-auth-manager's EventingAuth is removed. A resource whose Synced
+// condition fails needs a person: the runtime is left alone with its message.
+func finishServed(ctx context.Context, o Options, guard *operatorGuard, s *state) (Result, error) {
+	const served = "served by the provider with an app and a secret of its own"
+	id := s.id
+	app, rs, waitingFor, failed := s.servedResources(ctx, o)
+	switch {
+	case failed != "":
+		return Result{Runtime: id, Outcome: LeftAlone, Detail: served + ", but " + failed + "; fix that and run again"}, nil
+	case app == nil:
+		return Result{Runtime: id, Outcome: Waiting, Detail: served + "; waiting for " + waitingFor}, nil
+	}
+	if s.onRuntime != nil && !s.labelled() {
+		const plan = "label the runtime's Secret (data unchanged) so that the provider, which serves the runtime with an app and a secret of its own, writes its credentials there: the runtime's eventing subscribes again once"
+		if o.DryRun {
+			return Result{Runtime: id, Outcome: WouldPrepare, Detail: plan}, nil
+		}
+		if err := guard.stillStopped(ctx); err != nil {
+			return Result{}, err
+		}
+		if err := s.label(ctx); err != nil {
+			return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}, nil
+		}
+		return Result{Runtime: id, Outcome: Prepared, Detail: plan}, nil
+	}
+	if rs == nil {
+		return Result{Runtime: id, Outcome: Waiting, Detail: served + "; waiting for " + waitingFor}, nil
+	}
+	if o.DryRun {
+		return Result{Runtime: id, Outcome: WouldFinish, Detail: "the provider serves it and shows it Ready; would remove eventing-auth-manager's EventingAuth"}, nil
+	}
+	if err := guard.stillStopped(ctx); err != nil {
+		return Result{}, err
+	}
+	if err := s.removeOld(ctx, o); err != nil {
+		return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}, nil
+	}
+	return Result{Runtime: id, Outcome: Completed, Detail: served + "; eventing-auth-manager's EventingAuth removed"}, nil
 }

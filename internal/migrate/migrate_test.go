@@ -2,6 +2,8 @@ package migrate
 
 import (
 	"context"
+	"errors"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
@@ -122,10 +126,10 @@ func TestMigrateOneDecides(t *testing.T) {
 			want: LeftAlone, wantDetail: "holds other credentials than the runtime",
 		},
 		"EventingAuthTheProviderMadeAlone": {
-			reason: "an EventingAuth the provider made itself needs no migration",
+			reason: "a runtime the provider serves itself waits for the provider, which has not composed it yet",
 			apps:   []ias.Application{app}, secrets: []ias.APISecret{ours}, onRuntime: runtimeSecret(goodData()),
 			mgmt: []client.Object{composite()},
-			want: LeftAlone, wantDetail: "no migration prepared",
+			want: Waiting, wantDetail: "served by the provider with an app and a secret of its own; waiting for the provider to compose IASApplication",
 		},
 	}
 	for name, tc := range cases {
@@ -223,6 +227,110 @@ func exists(t *testing.T, kube client.Client, o client.Object) bool {
 		t.Fatal(err)
 	}
 	return err == nil
+}
+
+// TestRunFinishesWhatTheProviderServes: a runtime the kyma bridge composed
+// before any migration (the operator had not served it, or failed on it) ends
+// Ready and migrated: its Secret, which the provider leaves alone as not its
+// own, is labelled, and once the provider shows it Ready eventing-auth-manager's
+// EventingAuth goes.
+func TestRunFinishesWhatTheProviderServes(t *testing.T) {
+	ready := func(o interface {
+		client.Object
+		SetConditions(...xpv2.Condition)
+	}) client.Object {
+		o.SetNamespace(ns)
+		o.SetName(id)
+		o.SetConditions(xpv2.Available())
+		return o
+	}
+	refused := func(o interface {
+		client.Object
+		SetConditions(...xpv2.Condition)
+	}) client.Object {
+		o.SetNamespace(ns)
+		o.SetName(id)
+		o.SetConditions(xpv2.ReconcileError(errors.New("Secret kyma-system/eventing-webhook-auth on runtime runtime-a was not created by this provider")))
+		return o
+	}
+	cases := map[string]struct {
+		reason    string
+		onRuntime *corev1.Secret
+		mrs       []client.Object
+		want      Outcome
+		labelled  bool
+		oldGone   bool
+	}{
+		"OperatorSecretLeftByTheProvider": {
+			reason:    "the operator's Secret, which the provider refuses as not its own, is labelled for it once the app is Ready",
+			onRuntime: runtimeSecret(goodData()),
+			mrs:       []client.Object{ready(&iasv1alpha1.IASApplication{}), refused(&runtimev1alpha1.RuntimeSecret{})},
+			want:      Prepared, labelled: true,
+		},
+		"AppNotReadyYet": {
+			reason:    "the runtime is not touched before the provider has credentials for it",
+			onRuntime: runtimeSecret(goodData()),
+			want:      Waiting,
+		},
+		"AppFails": {
+			reason:    "an IASApplication that fails (two apps of the name) needs a person: left alone with its message",
+			onRuntime: runtimeSecret(goodData()),
+			mrs:       []client.Object{refused(&iasv1alpha1.IASApplication{})},
+			want:      LeftAlone,
+		},
+		"NotServedByTheOperator": {
+			reason: "no Secret on the runtime: the provider writes one; until it shows the runtime Ready the old object waits",
+			mrs:    []client.Object{ready(&iasv1alpha1.IASApplication{})},
+			want:   Waiting,
+		},
+		"ServedAndReady": {
+			reason:    "the provider shows the runtime Ready: eventing-auth-manager's EventingAuth goes",
+			onRuntime: runtimeSecret(goodData()),
+			mrs:       []client.Object{ready(&iasv1alpha1.IASApplication{}), ready(&runtimev1alpha1.RuntimeSecret{})},
+			want:      Completed, oldGone: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var rt []runtime.Object
+			if tc.onRuntime != nil {
+				if tc.oldGone {
+					tc.onRuntime.Labels = runtimev1alpha1.SecretLabels()
+				}
+				rt = append(rt, tc.onRuntime)
+			}
+			runtimes := k8sfake.NewClientset(rt...)
+			kube := managementCluster(t, append([]client.Object{composite()}, tc.mrs...)...)
+			var got []Result
+			o := Options{Kube: kube, IAS: &fakeIAS{}, Runtimes: oneRuntime{core: runtimes.CoreV1()}, Namespace: ns, Operator: neverRan(),
+				Report: func(r Result) { got = append(got, r) }}
+			if _, err := Run(context.Background(), o); err != nil {
+				t.Fatalf("%s\n%v", tc.reason, err)
+			}
+			if len(got) != 1 || got[0].Outcome != tc.want {
+				t.Fatalf("%s\ngot %+v, want %q", tc.reason, got, tc.want)
+			}
+			if tc.onRuntime != nil && !tc.oldGone {
+				s, err := runtimes.CoreV1().Secrets("kyma-system").Get(context.Background(), "eventing-webhook-auth", metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if labelled := s.Labels[runtimev1alpha1.LabelManagedBy] == runtimev1alpha1.ManagedBy; labelled != tc.labelled {
+					t.Errorf("%s\nthe runtime's Secret labelled: %t, want %t", tc.reason, labelled, tc.labelled)
+				}
+				if string(s.Data["client_secret"]) != value {
+					t.Errorf("%s\nthe runtime's credentials changed", tc.reason)
+				}
+			}
+			old := &unstructured.Unstructured{}
+			old.SetGroupVersionKind(OperatorEventingAuthGroupVersionKind)
+			old.SetNamespace(ns)
+			old.SetName(id)
+			if gone := !exists(t, kube, old); gone != tc.oldGone {
+				t.Errorf("%s\neventing-auth-manager's EventingAuth gone: %t, want %t", tc.reason, gone, tc.oldGone)
+			}
+		})
+	}
 }
 
 // managementCluster holds the Kyma CR, the old EventingAuth and the kubeconfig

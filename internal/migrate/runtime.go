@@ -46,6 +46,10 @@ type state struct {
 	// conn and xr are the provider's objects, nil while they do not exist.
 	conn *corev1.Secret
 	xr   *unstructured.Unstructured
+	// served says the kyma bridge made the EventingAuth without the
+	// migration: the provider serves the runtime with an app and a secret
+	// of its own, and the migration only finishes it.
+	served bool
 }
 
 func (s *state) connName() string { return s.id + "-ias" }
@@ -68,6 +72,9 @@ func inspect(ctx context.Context, o Options, old *unstructured.Unstructured) (*s
 	if why, err := s.readProviderObjects(ctx, o); why != "" || err != nil {
 		return nil, why, err
 	}
+	if s.served {
+		return s, "", s.readServedRuntime(ctx, o)
+	}
 	if why, err := s.readIAS(ctx, o); why != "" || err != nil {
 		return nil, why, err
 	}
@@ -89,10 +96,8 @@ func (s *state) readProviderObjects(ctx context.Context, o Options) (string, err
 	xr.SetGroupVersionKind(eventingauth.Kind)
 	switch err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.id}, xr); {
 	case err == nil:
-		if xr.GetAnnotations()[eventingauth.AnnotationSecretDescription] != OperatorSecretDescription {
-			return fmt.Sprintf("the provider already keeps an EventingAuth %s/%s that no migration prepared; it may have given the runtime new credentials", o.Namespace, s.id), nil
-		}
 		s.xr = xr
+		s.served = xr.GetAnnotations()[eventingauth.AnnotationSecretDescription] != OperatorSecretDescription
 	case !kerrors.IsNotFound(err):
 		return "", fmt.Errorf("cannot read EventingAuth composite: %w", err)
 	}
@@ -104,6 +109,29 @@ func (s *state) readProviderObjects(ctx context.Context, o Options) (string, err
 		return "", fmt.Errorf("cannot read connection Secret: %w", err)
 	}
 	return "", nil
+}
+
+// readServedRuntime reads the runtime's Secret, if any, of a runtime the
+// provider serves itself.
+func (s *state) readServedRuntime(ctx context.Context, o Options) error {
+	name := "kubeconfig-" + s.id
+	kc := &corev1.Secret{}
+	if err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: name}, kc); err != nil {
+		return fmt.Errorf("cannot read kubeconfig Secret %s: %w", name, err)
+	}
+	core, err := o.Runtimes.For(kc.Data[kubeconfigKey])
+	if err != nil {
+		return fmt.Errorf("the kubeconfig in %s/%s (key %q): %w", o.Namespace, name, kubeconfigKey, err)
+	}
+	s.runtime = core
+	s.onRuntime, err = core.Secrets(runtimeSecretNamespace).Get(ctx, runtimeSecretName, metav1.GetOptions{})
+	if kerrors.IsNotFound(err) {
+		s.onRuntime, err = nil, nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read the runtime's Secret: %w", err)
+	}
+	return nil
 }
 
 // readIAS finds the one app named after the runtime.
@@ -206,7 +234,22 @@ func sameCredentials(a, b map[string][]byte) bool {
 }
 
 func (s *state) labelled() bool {
-	return s.onRuntime.Labels[runtimev1alpha1.LabelManagedBy] == runtimev1alpha1.ManagedBy
+	return s.onRuntime != nil && s.onRuntime.Labels[runtimev1alpha1.LabelManagedBy] == runtimev1alpha1.ManagedBy
+}
+
+// label puts the provider's labels on the runtime's Secret, its data as it
+// is; the resourceVersion guards against a concurrent write.
+func (s *state) label(ctx context.Context) error {
+	sec := s.onRuntime.DeepCopy()
+	if sec.Labels == nil {
+		sec.Labels = map[string]string{}
+	}
+	// The provider's labels: its own, and the one the runtime-watcher selects.
+	maps.Copy(sec.Labels, runtimev1alpha1.SecretLabels())
+	if _, err := s.runtime.Secrets(runtimeSecretNamespace).Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("cannot label the runtime's Secret: %w", err)
+	}
+	return nil
 }
 
 // prepared tells whether everything the provider needs is in place.
@@ -236,15 +279,9 @@ func (s *state) prepare(ctx context.Context, o Options) error {
 	}
 	if !s.labelled() {
 		// Only the label changes: the data, which the eventing manager reads,
-		// stays as it is. The resourceVersion guards against a concurrent write.
-		sec := s.onRuntime.DeepCopy()
-		if sec.Labels == nil {
-			sec.Labels = map[string]string{}
-		}
-		// The provider's labels: its own, and the one the runtime-watcher selects.
-		maps.Copy(sec.Labels, runtimev1alpha1.SecretLabels())
-		if _, err := s.runtime.Secrets(runtimeSecretNamespace).Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("cannot label the runtime's Secret: %w", err)
+		// stays as it is.
+		if err := s.label(ctx); err != nil {
+			return err
 		}
 	}
 	return s.applyComposite(ctx, o, true)
@@ -290,6 +327,43 @@ func (s *state) readiness(ctx context.Context, o Options) string {
 	return ""
 }
 
+// servedResources reads the IASApplication and the RuntimeSecret of a
+// runtime the provider serves itself: each is returned once Ready; waitingFor
+// says what the first not Ready waits for, failed what a failing Synced
+// condition says.
+func (s *state) servedResources(ctx context.Context, o Options) (app *iasv1alpha1.IASApplication, rs *runtimev1alpha1.RuntimeSecret, waitingFor, failed string) {
+	key := client.ObjectKey{Namespace: o.Namespace, Name: s.id}
+	look := func(kind string, mr interface {
+		client.Object
+		GetCondition(xpv2.ConditionType) xpv2.Condition
+	}) bool {
+		if err := o.Kube.Get(ctx, key, mr); err != nil {
+			waitingFor = fmt.Sprintf("the provider to compose %s %s (%v)", kind, s.id, client.IgnoreNotFound(err))
+			return false
+		}
+		if c := mr.GetCondition(xpv2.TypeSynced); c.Status == corev1.ConditionFalse {
+			failed = fmt.Sprintf("%s %s says: %s", kind, s.id, c.Message)
+			return false
+		}
+		if !resource.IsConditionTrue(mr.GetCondition(xpv2.TypeReady)) {
+			waitingFor = fmt.Sprintf("%s %s to become Ready%s", kind, s.id, because(mr.GetCondition(xpv2.TypeReady)))
+			return false
+		}
+		return true
+	}
+	a := &iasv1alpha1.IASApplication{}
+	if !look("IASApplication", a) {
+		return nil, nil, waitingFor, failed
+	}
+	r := &runtimev1alpha1.RuntimeSecret{}
+	if !look("RuntimeSecret", r) {
+		// Not ready or failing: the operator's Secret, not the provider's, is
+		// what a RuntimeSecret fails on before the label; labelling fixes it.
+		return a, nil, waitingFor, ""
+	}
+	return a, r, "", ""
+}
+
 // because quotes a condition's message; none yet means the provider has not
 // looked at the resource (is it running?).
 func because(c xpv2.Condition) string {
@@ -297,6 +371,21 @@ func because(c xpv2.Condition) string {
 		return " (no message yet: is the provider running?)"
 	}
 	return ": " + c.Message
+}
+
+// removeOld removes eventing-auth-manager's EventingAuth: its finalizer, which
+// no operator removes any more, then the object.
+func (s *state) removeOld(ctx context.Context, o Options) error {
+	old := s.old.DeepCopy()
+	if controllerutil.RemoveFinalizer(old, OperatorFinalizer) {
+		if err := o.Kube.Update(ctx, old); err != nil {
+			return fmt.Errorf("cannot remove eventing-auth-manager's finalizer: %w", err)
+		}
+	}
+	if err := o.Kube.Delete(ctx, old); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("cannot delete eventing-auth-manager's EventingAuth: %w", err)
+	}
+	return nil
 }
 
 // finish hands the rest over to the provider and removes the old operator's
@@ -319,14 +408,5 @@ func (s *state) finish(ctx context.Context, o Options) error {
 	if err := s.applyComposite(ctx, o, false); err != nil {
 		return err
 	}
-	old := s.old.DeepCopy()
-	if controllerutil.RemoveFinalizer(old, OperatorFinalizer) {
-		if err := o.Kube.Update(ctx, old); err != nil {
-			return fmt.Errorf("cannot remove eventing-auth-manager's finalizer: %w", err)
-		}
-	}
-	if err := o.Kube.Delete(ctx, old); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("cannot delete eventing-auth-manager's EventingAuth: %w", err)
-	}
-	return nil
+	return s.removeOld(ctx, o)
 }
