@@ -54,8 +54,9 @@ type oldRuntime struct {
 // TestMigrationFromEventingAuthManager: 50 runtimes in eventing-auth-manager's
 // shape, 10 of them broken, are handed over to the provider by the migrate
 // command: no new IAS secret, no second app, the runtime Secrets' data
-// unchanged, the broken ones reported and left alone, and afterwards a Kyma CR
-// deleted takes its Secret and app with it.
+// unchanged; the broken ones reported, then, once the provider serves them
+// with credentials of its own, finished, but for those that need a person;
+// and afterwards a Kyma CR deleted takes its Secret and app with it.
 func TestMigrationFromEventingAuthManager(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
@@ -199,19 +200,37 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 		}
 	}
 
-	// The provider runs: the runtimes are finished once it shows them Ready.
+	// The provider runs: the kyma bridge makes an EventingAuth for every Kyma
+	// CR, the ten left alone too, which the provider serves with apps and
+	// secrets of its own. The runtimes are finished once it shows them Ready:
+	// the prepared ones with the credentials they hold, those it serves itself
+	// with its own once their Secrets are labelled for it, but for the two
+	// whose IASApplication finds two apps of their name.
 	g.Expect(s.StartProvider(ctx)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		for _, r := range runtimes {
+			g.Expect(exists(ctx, s, composite(r.id))).To(BeTrue(), r.id)
+		}
+	}, 2*time.Minute, time.Second).Should(Succeed())
 	got, code = runMigrate("--wait=6m", globalAccount)
 	g.Expect(code).To(Equal(2), got)
-	g.Expect(got).To(ContainSubstring("40 completed, 10 left alone"))
+	g.Expect(got).To(ContainSubstring("48 completed, 2 left alone"))
+	g.Expect(outcomes(got)["runtime-03"]).To(ContainSubstring("IASApplication runtime-03 says: "))
 
 	for _, r := range runtimes {
 		old := oldEventingAuth(r.id)
 		oldErr := s.Kube.Get(ctx, client.ObjectKeyFromObject(old), old)
-		if r.broken != healthy && r.broken != interruptedBefore {
+		switch r.broken {
+		case twoApps:
 			// Left alone: eventing-auth-manager's object stays for a person to look at.
 			g.Expect(oldErr).NotTo(HaveOccurred(), r.id)
 			g.Expect(old.GetFinalizers()).To(ContainElement(migrate.OperatorFinalizer))
+			continue
+		case appMissing, secretMissing, secretDiffers:
+			// Served by the provider with credentials of its own, now on the runtime.
+			g.Expect(kerrors.IsNotFound(oldErr)).To(BeTrue(), "%s: eventing-auth-manager's EventingAuth is still there: %v", r.id, oldErr)
+			g.Expect(s.Sim.AppsNamed(r.id)).To(HaveLen(1), "%s: a second app", r.id)
+			expectOnRuntimeOf(g, ctx, s, r.id)
 			continue
 		}
 		g.Expect(kerrors.IsNotFound(oldErr)).To(BeTrue(), "%s: eventing-auth-manager's EventingAuth is still there: %v", r.id, oldErr)
@@ -233,7 +252,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 	// Running again finds only the runtimes left alone.
 	got, code = runMigrate(globalAccount)
 	g.Expect(code).To(Equal(2), got)
-	g.Expect(got).To(ContainSubstring("10 runtimes of eventing-auth-manager: 10 left alone"))
+	g.Expect(got).To(ContainSubstring("2 runtimes of eventing-auth-manager: 2 left alone"))
 
 	// The normal lifecycle: a migrated runtime's Kyma CR deleted takes its
 	// Secret and its app with it.
@@ -349,4 +368,13 @@ func outcomes(out string) map[string]string {
 		}
 	}
 	return m
+}
+
+// expectOnRuntimeOf checks that runtime id holds what its connection Secret
+// holds.
+func expectOnRuntimeOf(g Gomega, ctx context.Context, s *localstack.Stack, id string) {
+	conn, onRuntime := &corev1.Secret{}, &corev1.Secret{}
+	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Namespace: localstack.KCPNamespace, Name: id + "-ias"}, conn)).To(Succeed(), id)
+	g.Expect(s.RuntimeKube.Get(ctx, client.ObjectKey{Namespace: id, Name: "eventing-webhook-auth"}, onRuntime)).To(Succeed(), id)
+	g.Expect(onRuntime.Data).To(Equal(conn.Data), "%s: the runtime does not hold the provider's credentials", id)
 }
