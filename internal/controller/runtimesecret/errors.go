@@ -24,7 +24,8 @@ const (
 	errDeleteOnRuntime = "cannot delete Secret %s on runtime %s"
 	// errNotOurs: the Secret, the runtime ID.
 	errNotOurs = "Secret %s on runtime %s was not created by this provider (it lacks the label " +
-		v1alpha1.LabelManagedBy + "=" + v1alpha1.ManagedBy + "), so it is left alone: delete it, or add the label to hand it over"
+		v1alpha1.LabelManagedBy + "=" + v1alpha1.ManagedBy + "), so it is left alone: delete it, or add the label to hand it over " +
+		"(eventing-auth-migrate does so for a Secret eventing-auth-manager wrote)"
 	// errReadApplication: the IASApplication's name.
 	errReadApplication = "cannot read the IASApplication %s"
 	errNoCredentials   = "spec.forProvider.credentialsSecretRef is not set and applicationRef resolved to nothing"
