@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
@@ -37,4 +40,51 @@ func kubectlOnRuntime(g Gomega, ctx context.Context, s *localstack.Stack, args .
 	out, err := exec.CommandContext(ctx, filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl"),
 		append([]string{"--kubeconfig", s.RuntimeKubeconfig, "-n", "kyma-system"}, args...)...).CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), "kubectl %v: %s", args, out)
+}
+
+// addRuntimes makes n runtimes named prefix-00, prefix-01, ... as the
+// landscape has them: a namespace on the shared runtime (reached through
+// proxy under the runtime's ID), the kubeconfig Secret and the Kyma CR.
+func addRuntimes(g Gomega, ctx context.Context, s *localstack.Stack, proxy *runtimeProxy, prefix string, n int, globalAccount string) []string {
+	var ids []string
+	for i := range n {
+		id := fmt.Sprintf("%s-%02d", prefix, i)
+		ids = append(ids, id)
+		g.Expect(s.RuntimeKube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}})).To(Succeed())
+		g.Expect(s.Kube.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: localstack.KCPNamespace},
+			Data: map[string][]byte{"config": proxy.kubeconfig(id)}})).To(Succeed())
+		_, err := s.CreateKyma(ctx, id, globalAccount)
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	return ids
+}
+
+// expectReady checks that the EventingAuth of every runtime is Ready.
+func expectReady(g Gomega, ctx context.Context, s *localstack.Stack, ids []string) {
+	for _, id := range ids {
+		xr := composite(id)
+		g.Expect(s.Kube.Get(ctx, client.ObjectKeyFromObject(xr), xr)).To(Succeed())
+		g.Expect(localstack.Condition(xr, "Ready")).To(Equal("True"), "%s: %v", id, xr.Object["status"])
+	}
+}
+
+// runtimeState is what a runtime holds and IAS knows of it: what an upgrade
+// or a reinstall must not change.
+type runtimeState struct {
+	appID, clientID, secretValue, secretVersion string
+	secretIDs                                   []string
+}
+
+// runtimeStates reads the state of every runtime of ids: each has one app.
+func runtimeStates(g Gomega, ctx context.Context, s *localstack.Stack, ids []string) map[string]runtimeState {
+	out := map[string]runtimeState{}
+	for _, id := range ids {
+		apps := s.Sim.AppsNamed(id)
+		g.Expect(apps).To(HaveLen(1), id)
+		onRuntime := &corev1.Secret{}
+		g.Expect(s.RuntimeKube.Get(ctx, types.NamespacedName{Namespace: id, Name: "eventing-webhook-auth"}, onRuntime)).To(Succeed())
+		out[id] = runtimeState{appID: apps[0].ID, secretIDs: secretIDs(apps[0]), secretVersion: onRuntime.ResourceVersion,
+			clientID: string(onRuntime.Data["client_id"]), secretValue: string(onRuntime.Data["client_secret"])}
+	}
+	return out
 }

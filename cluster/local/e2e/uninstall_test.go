@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,9 +26,9 @@ import (
 // TestConfigurationRemovedAndReinstalled deletes the EventingAuth
 // Configuration with runtimes Ready, as a mistyped cleanup or a GitOps prune
 // does, and then its EventingAuths: the XRD, every EventingAuth and, through
-// the garbage collector, every composed resource go, while the Kyma CRs stay. No runtime's
-// Secret and no IAS app or api secret changes at any point; each Kyma CR is
-// told what was kept. Reinstalled, every runtime is Ready again with the same
+// the garbage collector, every composed resource go, while the Kyma CRs stay.
+// No runtime's Secret and no IAS app or api secret changes at any point; each
+// Kyma CR is told what was kept. Reinstalled, every runtime is Ready again with the same
 // app, client ID and secret, and a deleted Kyma CR still takes its credentials
 // with it.
 func TestConfigurationRemovedAndReinstalled(t *testing.T) {
@@ -43,42 +41,9 @@ func TestConfigurationRemovedAndReinstalled(t *testing.T) {
 	defer proxy.Close()
 	const timeout, interval = 3 * time.Minute, 250 * time.Millisecond
 
-	var ids []string
-	for i := range 3 {
-		id := fmt.Sprintf("runtime-kept-%02d", i)
-		ids = append(ids, id)
-		g.Expect(s.RuntimeKube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}})).To(Succeed())
-		g.Expect(s.Kube.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: localstack.KCPNamespace},
-			Data: map[string][]byte{"config": proxy.kubeconfig(id)}})).To(Succeed())
-		_, err := s.CreateKyma(ctx, id, "ga-kept")
-		g.Expect(err).NotTo(HaveOccurred())
-	}
-	expectReady := func(g Gomega) {
-		for _, id := range ids {
-			xr := composite(id)
-			g.Expect(s.Kube.Get(ctx, client.ObjectKeyFromObject(xr), xr)).To(Succeed())
-			g.Expect(localstack.Condition(xr, "Ready")).To(Equal("True"), "%s: %v", id, xr.Object["status"])
-		}
-	}
-	g.Eventually(expectReady, timeout, interval).Should(Succeed())
-
-	// What a runtime holds and IAS knows: none of it may change.
-	type runtimeState struct {
-		appID, clientID, secretValue, secretVersion string
-		secretIDs                                   []string
-	}
-	observe := func(g Gomega) map[string]runtimeState {
-		out := map[string]runtimeState{}
-		for _, id := range ids {
-			apps := s.Sim.AppsNamed(id)
-			g.Expect(apps).To(HaveLen(1), id)
-			onRuntime := &corev1.Secret{}
-			g.Expect(s.RuntimeKube.Get(ctx, types.NamespacedName{Namespace: id, Name: "eventing-webhook-auth"}, onRuntime)).To(Succeed())
-			out[id] = runtimeState{appID: apps[0].ID, secretIDs: secretIDs(apps[0]), secretVersion: onRuntime.ResourceVersion,
-				clientID: string(onRuntime.Data["client_id"]), secretValue: string(onRuntime.Data["client_secret"])}
-		}
-		return out
-	}
+	ids := addRuntimes(g, ctx, s, proxy, "runtime-kept", 3, "ga-kept")
+	g.Eventually(func(g Gomega) { expectReady(g, ctx, s, ids) }, timeout, interval).Should(Succeed())
+	observe := func(g Gomega) map[string]runtimeState { return runtimeStates(g, ctx, s, ids) }
 	// Let every runtime's first polls settle before taking the baseline.
 	time.Sleep(12 * time.Second)
 	before := observe(g)
@@ -160,7 +125,7 @@ func TestConfigurationRemovedAndReinstalled(t *testing.T) {
 	g.Eventually(func() error { return s.Kube.Create(ctx, again) }, timeout, interval).Should(Succeed(), "the Configuration is still being deleted")
 	g.Eventually(func(g Gomega) {
 		g.Expect(observe(g)).To(Equal(before))
-		expectReady(g)
+		expectReady(g, ctx, s, ids)
 	}, timeout, interval).Should(Succeed())
 	for _, id := range ids {
 		a := &iasv1alpha1.IASApplication{}

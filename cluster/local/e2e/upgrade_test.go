@@ -11,7 +11,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -54,16 +53,7 @@ func TestSafeStartAndUpgrade(t *testing.T) {
 		g.Expect(state).To(Equal("Inactive"), name)
 		g.Expect(s.Established(ctx, name)).To(BeFalse(), "%s is served while its definition is inactive", name)
 	}
-	var ids []string
-	for i := range 3 {
-		id := fmt.Sprintf("runtime-%02d", i)
-		ids = append(ids, id)
-		g.Expect(s.RuntimeKube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id}})).To(Succeed())
-		g.Expect(s.Kube.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-" + id, Namespace: localstack.KCPNamespace},
-			Data: map[string][]byte{"config": proxy.kubeconfig(id)}})).To(Succeed())
-		_, err := s.CreateKyma(ctx, id, "ga-upgrade")
-		g.Expect(err).NotTo(HaveOccurred())
-	}
+	ids := addRuntimes(g, ctx, s, proxy, "runtime", 3, "ga-upgrade")
 	// The bridge made the EventingAuths; they wait, not Ready, for the managed kinds.
 	g.Eventually(func(g Gomega) {
 		for _, id := range ids {
@@ -80,30 +70,11 @@ func TestSafeStartAndUpgrade(t *testing.T) {
 	g.Expect(s.Activate(ctx)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		expectInstalled(g, ctx, s, localstack.InstallVersion)
-		for _, id := range ids {
-			xr := composite(id)
-			g.Expect(s.Kube.Get(ctx, client.ObjectKeyFromObject(xr), xr)).To(Succeed())
-			g.Expect(localstack.Condition(xr, "Ready")).To(Equal("True"), "%s: %v", id, xr.Object["status"])
-		}
+		expectReady(g, ctx, s, ids)
 	}, timeout, interval).Should(Succeed())
 
 	// What must not change across the upgrade.
-	type runtimeState struct {
-		appID         string
-		secretIDs     []string
-		secretVersion string
-	}
-	observe := func(g Gomega) map[string]runtimeState {
-		out := map[string]runtimeState{}
-		for _, id := range ids {
-			apps := s.Sim.AppsNamed(id)
-			g.Expect(apps).To(HaveLen(1), id)
-			onRuntime := &corev1.Secret{}
-			g.Expect(s.RuntimeKube.Get(ctx, types.NamespacedName{Namespace: id, Name: "eventing-webhook-auth"}, onRuntime)).To(Succeed())
-			out[id] = runtimeState{appID: apps[0].ID, secretIDs: secretIDs(apps[0]), secretVersion: onRuntime.ResourceVersion}
-		}
-		return out
-	}
+	observe := func(g Gomega) map[string]runtimeState { return runtimeStates(g, ctx, s, ids) }
 	// Let every runtime's first polls settle before taking the baseline.
 	time.Sleep(12 * time.Second)
 	before := observe(g)
