@@ -67,7 +67,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 			logons:          c.Logons,
 			providerConfigs: c.ProviderConfigs,
 			told:            newToldOnce(clock.RealClock{}),
-		}, reconciler.Retention{Live: mgr.GetAPIReader(), Recorder: recorder}, keep(mgr.GetClient()))),
+		}, reconciler.Retention{Cached: mgr.GetClient(), Live: mgr.GetAPIReader(), Recorder: recorder}, keep(mgr.GetClient()))),
 		// The external name is the IAS UUID, never metadata.name.
 		managed.WithInitializers(),
 		// Observe finds an app by its name when the UUID is not known, so a create

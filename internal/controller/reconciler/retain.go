@@ -35,16 +35,20 @@ const (
 // manages. Only a gone runtime loses its credentials: a resource composed for a
 // runtime whose Kyma CR exists and is not being deleted is being deleted
 // because its EventingAuth, the XRD, the Configuration or a Composition's
-// resource went (an uninstall, a GitOps prune, a reinstall), and a resource
-// whose own CRD is being deleted because the provider package is being
-// removed. Either deletion leaves the IAS app, its secrets and the runtime's
+// resource went (an uninstall, a GitOps prune, a reinstall), and a hand-made
+// resource whose own CRD is being deleted because the provider package is
+// being removed. Either deletion leaves the IAS app, its secrets and the runtime's
 // Secret as they are; a resource of the same namespace and name made again
 // takes them up unchanged. A hand-made resource deleted on purpose, and a
 // composed one whose Kyma CR is gone or going, delete as crossplane-runtime
 // does.
 type Retention struct {
-	// Live reads the API server, not the cache: a cache that still shows a
-	// deleted Kyma CR would leave an orphaned app behind.
+	// Cached reads the manager's cache: a Kyma CR it shows gone or going is
+	// gone, so a mass deletion of runtimes costs no extra read.
+	Cached client.Reader
+	// Live reads the API server: a cache that still shows a deleted Kyma CR
+	// would leave an orphaned app behind, so a Kyma CR the cache shows is
+	// read again here, and so is the CRD of a hand-made resource.
 	Live client.Reader
 	// Recorder tells the resource and its Kyma CR what was kept.
 	Recorder event.Recorder
@@ -71,9 +75,17 @@ type kept struct {
 }
 
 // decide returns, for a resource being deleted, why its deletion keeps what it
-// manages; nil when it deletes it. A read that fails keeps nothing and deletes
-// nothing: the deletion is retried.
+// manages; nil when it deletes it. A composed resource is kept while its Kyma
+// CR lives; a hand-made one while its CRD is being deleted. A read that fails
+// keeps nothing and deletes nothing: the deletion is retried.
 func (r Retention) decide(ctx context.Context, mg resource.Managed, crd, runtimeID string) (*kept, error) {
+	if _, composed := mg.GetLabels()[xcrd.LabelKeyNamePrefixForComposed]; composed && runtimeID != "" {
+		kyma, err := r.liveKyma(ctx, mg.GetNamespace(), runtimeID)
+		if kyma == nil || err != nil {
+			return nil, err
+		}
+		return &kept{why: fmt.Sprintf("its Kyma CR %s/%s exists and is not being deleted", kyma.GetNamespace(), kyma.GetName()), kyma: kyma}, nil
+	}
 	def := &metav1.PartialObjectMetadata{}
 	def.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
 	if err := r.Live.Get(ctx, types.NamespacedName{Name: crd}, def); err != nil && !kerrors.IsNotFound(err) {
@@ -82,21 +94,28 @@ func (r Retention) decide(ctx context.Context, mg resource.Managed, crd, runtime
 	if def.GetDeletionTimestamp() != nil {
 		return &kept{why: fmt.Sprintf("its CustomResourceDefinition %s is being deleted (the provider package is being removed)", crd)}, nil
 	}
-	if _, composed := mg.GetLabels()[xcrd.LabelKeyNamePrefixForComposed]; !composed || runtimeID == "" {
-		return nil, nil
+	return nil, nil
+}
+
+// liveKyma returns the Kyma CR of a runtime that exists and is not being
+// deleted, as the API server says; nil when it is gone or going.
+func (r Retention) liveKyma(ctx context.Context, ns, runtimeID string) (*metav1.PartialObjectMetadata, error) {
+	for i, reader := range []client.Reader{r.Cached, r.Live} {
+		kyma := &metav1.PartialObjectMetadata{}
+		kyma.SetGroupVersionKind(eventingauth.KymaKind)
+		err := reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: runtimeID}, kyma)
+		switch {
+		case kerrors.IsNotFound(err) || kmeta.IsNoMatchError(err):
+			return nil, nil
+		case err != nil:
+			return nil, errors.Wrapf(err, errReadKyma, runtimeID, ns, runtimeID)
+		case kyma.GetDeletionTimestamp() != nil:
+			return nil, nil
+		case i == 1:
+			return kyma, nil
+		}
 	}
-	kyma := &metav1.PartialObjectMetadata{}
-	kyma.SetGroupVersionKind(eventingauth.KymaKind)
-	err := r.Live.Get(ctx, types.NamespacedName{Namespace: mg.GetNamespace(), Name: runtimeID}, kyma)
-	switch {
-	case kerrors.IsNotFound(err) || kmeta.IsNoMatchError(err):
-		return nil, nil
-	case err != nil:
-		return nil, errors.Wrapf(err, errReadKyma, runtimeID, mg.GetNamespace(), runtimeID)
-	case kyma.GetDeletionTimestamp() != nil:
-		return nil, nil
-	}
-	return &kept{why: fmt.Sprintf("its Kyma CR %s/%s exists and is not being deleted", kyma.GetNamespace(), kyma.GetName()), kyma: kyma}, nil
+	return nil, nil
 }
 
 // RetainWhileRuntimeLives wraps c so that a resource whose deletion Retention

@@ -33,8 +33,11 @@ func TestRetainWhileRuntimeLives(t *testing.T) {
 	type objects struct {
 		kyma    *metav1.ObjectMeta // nil: no Kyma CR
 		kymaErr error
-		crdGone bool // the CRD is being deleted
-		crdErr  error
+		// staleKyma: the cache still shows a Kyma CR the API server no
+		// longer has.
+		staleKyma bool
+		crdGone   bool // the CRD is being deleted
+		crdErr    error
 	}
 	cases := map[string]struct {
 		reason     string
@@ -81,12 +84,34 @@ func TestRetainWhileRuntimeLives(t *testing.T) {
 			composed:  true,
 			connected: true,
 		},
+		"CacheShowsADeletedKyma": {
+			reason:    "a Kyma CR only the cache still shows is gone: the API server decides, and the credentials go",
+			deleted:   true,
+			composed:  true,
+			in:        objects{staleKyma: true},
+			connected: true,
+		},
 		"ProviderUninstalled": {
-			reason:   "a resource deleted because its CRD is, hand-made or not, keeps what it manages",
+			reason:   "a hand-made resource deleted because its CRD is keeps what it manages",
 			deleted:  true,
 			in:       objects{crdGone: true},
 			released: true,
 			events:   []string{string(ReasonKeptForRuntime) + "/resource"},
+		},
+		"ComposedWhileProviderUninstalled": {
+			reason:   "a composed one keeps what it manages for its living Kyma CR",
+			deleted:  true,
+			composed: true,
+			in:       objects{kyma: &metav1.ObjectMeta{}, crdGone: true},
+			released: true,
+			events:   []string{string(ReasonKeptForRuntime) + "/resource", string(ReasonKeptForRuntime) + "/kyma"},
+		},
+		"GoneRuntimeWhileProviderUninstalled": {
+			reason:    "a composed one of a gone runtime deletes, whatever happens to the CRD",
+			deleted:   true,
+			composed:  true,
+			in:        objects{crdGone: true},
+			connected: true,
 		},
 		"KymaUnreadable": {
 			reason:   "not knowing whether the runtime lives deletes nothing and keeps nothing: the deletion is retried",
@@ -120,32 +145,39 @@ func TestRetainWhileRuntimeLives(t *testing.T) {
 			if tc.composed {
 				cr.SetLabels(map[string]string{xcrd.LabelKeyNamePrefixForComposed: "rt-1"})
 			}
-			live := &test.MockClient{MockGet: func(_ context.Context, key client.ObjectKey, obj client.Object) error {
-				m := obj.(*metav1.PartialObjectMetadata)
-				if key.Name == crd {
-					if tc.in.crdGone {
-						m.SetDeletionTimestamp(&now)
+			get := func(live bool) test.MockGetFn {
+				return func(_ context.Context, key client.ObjectKey, obj client.Object) error {
+					m := obj.(*metav1.PartialObjectMetadata)
+					if key.Name == crd {
+						if tc.in.crdGone {
+							m.SetDeletionTimestamp(&now)
+						}
+						return tc.in.crdErr
 					}
-					return tc.in.crdErr
+					if tc.in.kymaErr != nil {
+						return tc.in.kymaErr
+					}
+					kyma := tc.in.kyma
+					if tc.in.staleKyma && !live {
+						kyma = &metav1.ObjectMeta{}
+					}
+					if key.Namespace != cr.Namespace || key.Name != "rt-1" || kyma == nil {
+						return kerrors.NewNotFound(schema.GroupResource{Resource: "kymas"}, key.Name)
+					}
+					kyma.DeepCopyInto(&m.ObjectMeta)
+					m.SetNamespace(key.Namespace)
+					m.SetName(key.Name)
+					return nil
 				}
-				if tc.in.kymaErr != nil {
-					return tc.in.kymaErr
-				}
-				if key.Namespace != cr.Namespace || key.Name != "rt-1" || tc.in.kyma == nil {
-					return kerrors.NewNotFound(schema.GroupResource{Resource: "kymas"}, key.Name)
-				}
-				tc.in.kyma.DeepCopyInto(&m.ObjectMeta)
-				m.SetNamespace(key.Namespace)
-				m.SetName(key.Name)
-				return nil
-			}}
+			}
 			events := &kindEvents{}
 			connected, released := false, false
 			inner := managed.TypedExternalConnectorFn[*v1alpha1.RuntimeSecret](func(context.Context, *v1alpha1.RuntimeSecret) (managed.TypedExternalClient[*v1alpha1.RuntimeSecret], error) {
 				connected = true
 				return nil, nil
 			})
-			c := RetainWhileRuntimeLives(inner, Retention{Live: live, Recorder: events}, Keep[*v1alpha1.RuntimeSecret]{
+			retention := Retention{Cached: &test.MockClient{MockGet: get(false)}, Live: &test.MockClient{MockGet: get(true)}, Recorder: events}
+			c := RetainWhileRuntimeLives(inner, retention, Keep[*v1alpha1.RuntimeSecret]{
 				Kind: v1alpha1.RuntimeSecretKind, CRD: crd,
 				RuntimeID: func(cr *v1alpha1.RuntimeSecret) string { return cr.Spec.ForProvider.RuntimeID },
 				Release: func(context.Context, *v1alpha1.RuntimeSecret) (string, error) {

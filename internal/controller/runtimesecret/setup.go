@@ -50,7 +50,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 			unreachableDeletion: c.UnreachableDeletion,
 			watcher:             c.Watcher,
 			deleted:             newDeletedSecrets(),
-		}, reconciler.Retention{Live: mgr.GetAPIReader(), Recorder: recorder}, keep)),
+		}, reconciler.Retention{Cached: mgr.GetClient(), Live: mgr.GetAPIReader(), Recorder: recorder}, keep)),
 		// The Secret on the runtime is found by its namespace and name; there is
 		// no external name to record.
 		managed.WithInitializers(),
