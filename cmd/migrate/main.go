@@ -46,6 +46,7 @@ func main() {
 		skipCheck      = flag.Bool("skip-operator-check", false, "Run without looking whether eventing-auth-manager runs, before or during the run; only once it is removed for good (docs/migration.md).")
 		dryRun         = flag.Bool("dry-run", false, "Print what would be done per runtime and change nothing.")
 		wait           = flag.Duration("wait", 0, "How long to wait for the provider to show prepared runtimes Ready and finish them; 0: prepare, report, and leave finishing to a later run.")
+		plainHTTP      = flag.Bool("test-plain-http-loopback", false, "For tests only: take a tenant URL and kubeconfigs with plain http to a loopback host.")
 		runtimeTimeout = flag.Duration("runtime-timeout", kymaruntime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
 	)
 	flag.Parse()
@@ -73,10 +74,22 @@ func main() {
 			ga = globalAccount
 		}
 	})
-	os.Exit(run(ctx, *namespace, *providerConfig, signs, ga, *skipCheck, *dryRun, *wait, *runtimeTimeout))
+	os.Exit(run(ctx, options{namespace: *namespace, providerConfig: *providerConfig, operator: signs, globalAccount: ga, skipCheck: *skipCheck,
+		dryRun: *dryRun, wait: *wait, runtimeTimeout: *runtimeTimeout, plainHTTP: *plainHTTP}))
 }
 
-func run(ctx context.Context, namespace, providerConfig string, operator migrate.OperatorSigns, globalAccount *string, skipCheck, dryRun bool, wait, runtimeTimeout time.Duration) int {
+// options are the command's flags.
+type options struct {
+	namespace, providerConfig string
+	operator                  migrate.OperatorSigns
+	globalAccount             *string
+	skipCheck, dryRun         bool
+	wait, runtimeTimeout      time.Duration
+	plainHTTP                 bool
+}
+
+func run(ctx context.Context, o options) int {
+	namespace, providerConfig, operator, globalAccount := o.namespace, o.providerConfig, o.operator, o.globalAccount
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return fail("cannot get the management cluster's config: %v", err)
@@ -102,7 +115,7 @@ func run(ctx context.Context, namespace, providerConfig string, operator migrate
 	// The tenant is resolved as the provider resolves it for an IASApplication.
 	ref := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Namespace: namespace}}
 	ref.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: providerConfig})
-	tenant, err := tenantconfig.Resolver{Certs: ias.NewClientCerts(1), KymaNamespace: namespace}.Resolve(ctx, kube, ref)
+	tenant, err := tenantconfig.Resolver{Certs: ias.NewClientCerts(1), KymaNamespace: namespace, PlainHTTPLoopback: o.plainHTTP}.Resolve(ctx, kube, ref)
 	if err != nil {
 		return fail("cannot resolve the IAS tenant: %v", err)
 	}
@@ -114,8 +127,8 @@ func run(ctx context.Context, namespace, providerConfig string, operator migrate
 	fmt.Fprintln(out, "RUNTIME\tOUTCOME\tDETAIL")
 	counts := map[migrate.Outcome]int{}
 	results, err := migrate.Run(ctx, migrate.Options{
-		Kube: kube, IAS: iasClient, Namespace: namespace, Operator: operator, SkipOperatorCheck: skipCheck, DryRun: dryRun, Wait: wait,
-		Runtimes:      kymaruntime.NewClients(kymaruntime.Options{Timeout: runtimeTimeout}),
+		Kube: kube, IAS: iasClient, Namespace: namespace, Operator: operator, SkipOperatorCheck: o.skipCheck, DryRun: o.dryRun, Wait: o.wait,
+		Runtimes:      kymaruntime.NewClients(kymaruntime.Options{Timeout: o.runtimeTimeout, PlainHTTPLoopback: o.plainHTTP}),
 		GlobalAccount: globalAccount, ProviderConfig: providerConfig,
 		Said: func(s string) { fmt.Println(s) },
 		Report: func(r migrate.Result) {

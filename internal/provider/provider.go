@@ -139,7 +139,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 		TenantQPS: s.IASTenantQPS, TenantBurst: s.IASTenantBurst, LogonBackoff: s.IASRejectedBackoff,
 		Metrics: ias.NewMetrics(p.Metrics), Breakers: ias.NewBreakers(s.IASRejectedBackoff, bm)})
 	out := &Provider{Manager: mgr, Runtimes: kymaruntime.NewClients(kymaruntime.Options{Size: s.RuntimeClientCacheSize,
-		Timeout: s.RuntimeTimeout, ConnectTimeout: s.RuntimeConnectTimeout,
+		Timeout: s.RuntimeTimeout, ConnectTimeout: s.RuntimeConnectTimeout, PlainHTTPLoopback: s.TestPlainHTTPLoopback,
 		Metrics: kymaruntime.NewMetrics(p.Metrics), Breakers: kymaruntime.NewBreakers(bm)})}
 	if s.WatcherAddr != "" {
 		if out.Watcher, err = newWatcher(s, p, mgr); err != nil {
@@ -148,8 +148,9 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 	}
 	configs := eacontroller.Configs{
 		IASApplication: iasapplication.Config{Logons: pool, TenantClients: inventory.New(pool, inventory.NewMetrics(p.Metrics)),
-			ProviderConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(clientCerts), KymaNamespace: s.KymaNamespace},
-			ListSettle:      s.IASListSettle, InventoryAge: d.inventoryAge, SecretCheck: s.IASSecretCheck,
+			ProviderConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(clientCerts), KymaNamespace: s.KymaNamespace,
+				PlainHTTPLoopback: s.TestPlainHTTPLoopback},
+			ListSettle: s.IASListSettle, InventoryAge: d.inventoryAge, SecretCheck: s.IASSecretCheck,
 			SecretMetrics: secretmetrics.New(p.Metrics)}.Defaulted(),
 		RuntimeSecret: runtimeSecretConfig(s, out),
 		KymaBridge:    kymabridge.Config{Enabled: s.KymaBridge, Resync: d.bridgeResync, CompositePoll: s.CompositePoll, Workers: d.workers},

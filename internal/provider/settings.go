@@ -59,6 +59,10 @@ type Settings struct {
 	RuntimeConnectTimeout      time.Duration
 	RuntimeUnreachableDeletion time.Duration
 	RuntimeClientCacheSize     int
+	// TestPlainHTTPLoopback takes tenant URLs and kubeconfigs with plain
+	// http to a loopback host: for tests only; the shipped install never
+	// sets it, so no namespace's input reaches the provider's own ports.
+	TestPlainHTTPLoopback bool
 
 	KymaBridge bool
 	// KymaNamespace is where the Kyma CRs and their kubeconfig Secrets live:
@@ -142,6 +146,7 @@ func (s *Settings) Bind(fs *flag.FlagSet) {
 	fs.StringVar(&s.WatcherClientCA, "runtime-watcher-client-ca", s.WatcherClientCA, "PEM file of one or more CA certificates: a runtime-watcher event is taken only if the client certificate the gateway forwards chains to one of them and is valid now (Lifecycle Manager's CA Issuer, see docs/operations.md); others are refused with 401 before anything else.")
 	fs.StringVar(&s.WatcherAdvertise, "runtime-watcher-advertise-address", s.WatcherAdvertise, "With --leader-election: host:port at which the other replicas reach this replica's runtime-watcher listener (the pod's IP and the listener's port); a standby hands every event it gets to the leader there.")
 	fs.StringVar(&s.WatcherComponent, "runtime-watcher-component", s.WatcherComponent, "The component in the events' path /v2/<component>/event: the Watcher CR's spec.manager.")
+	fs.BoolVar(&s.TestPlainHTTPLoopback, "test-plain-http-loopback", s.TestPlainHTTPLoopback, "For tests only: take tenant URLs and kubeconfigs with plain http to a loopback host. Off, every tenant and runtime is reached over https.")
 	fs.IntVar(&s.RuntimeClientCacheSize, "runtime-client-cache-size", s.RuntimeClientCacheSize, "The most runtime clients kept at once, one per kubeconfig (least recently used dropped first).")
 }
 

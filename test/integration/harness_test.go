@@ -232,6 +232,9 @@ func settings() provider.Settings {
 	s.RuntimeClientCacheSize = runtimeCacheSize
 	s.WatcherAddr = "127.0.0.1:0"
 	s.WatcherClientCA = watcherCAFile
+	// The simulators and some runtimes of the scenarios answer plain http
+	// on loopback.
+	s.TestPlainHTTPLoopback = true
 	return s
 }
 

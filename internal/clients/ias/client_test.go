@@ -275,7 +275,7 @@ func TestOneFailedLogonPerUser(t *testing.T) {
 	spellings := []string{sim.URL, strings.ToUpper(sim.URL), sim.URL + "/", strings.Replace(sim.URL, "http://", "HTTP://", 1) + "/", sim.URL}
 	var held *ias.LogonHeldError
 	for i, u := range spellings {
-		canonical, err := ias.ValidateURL(u)
+		canonical, err := ias.ValidateURL(u, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -82,3 +82,6 @@ func apiError(op string, resp *http.Response, body []byte) error {
 	}
 	return e
 }
+
+// ErrURLPlainHTTP refuses plain http where the provider was not started for tests.
+var ErrURLPlainHTTP = errors.New("http is refused: the provider takes plain http only to a loopback host and only when started for tests (--test-plain-http-loopback); use https")

@@ -10,11 +10,13 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/loopback"
 )
 
-// ValidateURL checks a tenant URL: https, or http to a loopback host only; no
-// user info, path, query or fragment. It returns the URL in canonical form
-// (canonicalHost), without a trailing slash.
+// ValidateURL checks a tenant URL: https, or, where plainHTTPLoopback allows
+// it (a provider started for tests), http to a loopback host; no user info,
+// path, query or fragment. A shipped provider takes no plain http at all, so
+// that no tenant's input reaches the provider's own ports on loopback. It
+// returns the URL in canonical form (canonicalHost), without a trailing slash.
 // Its errors do not repeat the value, which may hold a mistyped credential.
-func ValidateURL(raw string) (string, error) {
+func ValidateURL(raw string, plainHTTPLoopback bool) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Opaque != "" {
 		return "", errors.New(errURLInvalid)
@@ -30,6 +32,9 @@ func ValidateURL(raw string) (string, error) {
 	case "http":
 		if !loopback.Host(strings.ToLower(u.Hostname())) {
 			return "", errors.Errorf(errURLRemoteHTTP, u.Hostname())
+		}
+		if !plainHTTPLoopback {
+			return "", ErrURLPlainHTTP
 		}
 	default:
 		return "", errors.Errorf(errURLScheme, u.Scheme)

@@ -71,6 +71,9 @@ type Options struct {
 	Breakers *breaker.Set
 	// Metrics, if set, observe the cache.
 	Metrics *Metrics
+	// PlainHTTPLoopback takes kubeconfigs with plain http to a loopback
+	// host: for tests only.
+	PlainHTTPLoopback bool
 }
 
 // Clients hands out core/v1 clients for runtimes, cached per kubeconfig digest in
@@ -83,7 +86,9 @@ type Clients struct {
 	breakers *breaker.Set
 	metrics  *Metrics
 	cache    *lru.Cache
-	sessions tls.ClientSessionCache
+	// plainHTTPLoopback: Options.PlainHTTPLoopback.
+	plainHTTPLoopback bool
+	sessions          tls.ClientSessionCache
 
 	// Counters are atomic: the LRU calls its eviction function under its own
 	// lock, so taking another lock there could deadlock against For.
@@ -126,7 +131,7 @@ func NewClients(o Options) *Clients {
 	if o.Breakers == nil {
 		o.Breakers = NewBreakers(nil)
 	}
-	c := &Clients{timeout: o.Timeout, idle: o.IdleTimeout, connect: o.ConnectTimeout, breakers: o.Breakers, metrics: o.Metrics,
+	c := &Clients{timeout: o.Timeout, idle: o.IdleTimeout, connect: o.ConnectTimeout, breakers: o.Breakers, metrics: o.Metrics, plainHTTPLoopback: o.PlainHTTPLoopback,
 		sessions: tls.NewLRUClientSessionCache(o.Sessions)}
 	c.cache = lru.NewWithEvictionFunc(o.Size, func(_ lru.Key, v any) {
 		// Each client has its own transport (see For), so closing its idle
@@ -145,7 +150,7 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	if v, ok := c.cache.Get(key); ok {
 		return v.(cached).core, nil
 	}
-	rc, err := RESTConfig(kubeconfig)
+	rc, err := RESTConfig(kubeconfig, c.plainHTTPLoopback)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +208,7 @@ func (c *Clients) Recall(kubeconfig []byte, f breaker.Failure) {
 	var host string
 	if v, ok := c.cache.Get(key); ok {
 		host = v.(cached).host
-	} else if rc, err := RESTConfig(kubeconfig); err == nil {
+	} else if rc, err := RESTConfig(kubeconfig, c.plainHTTPLoopback); err == nil {
 		host = rc.Host
 	} else {
 		return

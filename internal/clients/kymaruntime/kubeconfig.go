@@ -27,9 +27,10 @@ var yamlLine = regexp.MustCompile(`line \d+`)
 
 // RESTConfig parses a kubeconfig and returns the config of its current context.
 // It refuses exec and auth-provider plugins, any file path (token, certificate,
-// key or CA file), disabled TLS verification and plain HTTP to a remote host.
+// key or CA file), disabled TLS verification and plain HTTP, but to a loopback
+// host where plainHTTPLoopback allows it (a provider started for tests).
 // Errors never quote the kubeconfig.
-func RESTConfig(data []byte) (*rest.Config, error) {
+func RESTConfig(data []byte, plainHTTPLoopback bool) (*rest.Config, error) {
 	cfg, err := clientcmd.Load(data)
 	if err != nil {
 		where := yamlLine.FindString(err.Error())
@@ -54,7 +55,7 @@ func RESTConfig(data []byte) (*rest.Config, error) {
 		// A context without a user would fall back to anonymous access.
 		return nil, refused("user %q of context %q is not defined", kctx.AuthInfo, cfg.CurrentContext)
 	}
-	if err := checkCluster(kctx.Cluster, cluster); err != nil {
+	if err := checkCluster(kctx.Cluster, cluster, plainHTTPLoopback); err != nil {
 		return nil, err
 	}
 	if err := checkUser(kctx.AuthInfo, user); err != nil {
@@ -72,7 +73,7 @@ func RESTConfig(data []byte) (*rest.Config, error) {
 	return rc, nil
 }
 
-func checkCluster(name string, c *clientcmdapi.Cluster) error {
+func checkCluster(name string, c *clientcmdapi.Cluster, plainHTTPLoopback bool) error {
 	switch {
 	case c.Server == "":
 		return refused("cluster %q has no server", name)
@@ -90,6 +91,9 @@ func checkCluster(name string, c *clientcmdapi.Cluster) error {
 	case "http":
 		if !loopback.Host(u.Hostname()) {
 			return refused("cluster %q uses plain http to a remote host; use https", name)
+		}
+		if !plainHTTPLoopback {
+			return refused("cluster %q uses plain http, which the provider takes only to a loopback host and only when started for tests (--test-plain-http-loopback); use https", name)
 		}
 	default:
 		return refused("cluster %q has a server URL with scheme %q; use https", name, u.Scheme)

@@ -31,11 +31,17 @@ func TestRESTConfig(t *testing.T) {
 	cases := map[string]struct {
 		reason     string
 		kubeconfig string
-		refusal    string // "" = accepted
+		// shipped: the provider is not started for tests.
+		shipped bool
+		refusal string // "" = accepted
 	}{
+		"LoopbackHTTPShipped": {reason: "a shipped provider takes no plain http, so that no kubeconfig reaches its own ports on loopback",
+			kubeconfig: strings.Replace(kubeconfig("", token), "https://api.rt.example:443", "http://127.0.0.1:8080", 1), shipped: true,
+			refusal: `cluster "rt" uses plain http, which the provider takes only to a loopback host and only when started for tests`},
+		"HTTPSShipped":     {reason: "https is taken as ever", kubeconfig: kubeconfig("", token), shipped: true},
 		"InlineToken":      {reason: "a token in the kubeconfig is what a runtime's kubeconfig holds", kubeconfig: kubeconfig("", token)},
 		"InlineClientCert": {reason: "so is an inline client certificate", kubeconfig: kubeconfig("", "    client-certificate-data: Q0VSVA==\n    client-key-data: S0VZLVNFQ1JFVA==")},
-		"LoopbackHTTP":     {reason: "plain http is allowed to loopback, for local runs", kubeconfig: strings.Replace(kubeconfig("", token), "https://api.rt.example:443", "http://127.0.0.1:8080", 1)},
+		"LoopbackHTTP":     {reason: "plain http is allowed to loopback in a provider started for tests", kubeconfig: strings.Replace(kubeconfig("", token), "https://api.rt.example:443", "http://127.0.0.1:8080", 1)},
 		"ExecPlugin":       {reason: "an exec plugin would run a command the kubeconfig names on the provider's machine", kubeconfig: kubeconfig("", "    exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/steal-SECRET}"), refusal: `user "rt" uses an exec plugin`},
 		"AuthProvider":     {reason: "an auth-provider would call out with credentials of its own", kubeconfig: kubeconfig("", "    auth-provider: {name: oidc, config: {client-secret: SECRET}}"), refusal: `user "rt" uses the auth-provider "oidc"`},
 		"TokenFile":        {reason: "a file named by a kubeconfig would read the provider's own files", kubeconfig: kubeconfig("", "    tokenFile: /var/run/SECRET/token"), refusal: `user "rt" names a token file`},
@@ -54,7 +60,7 @@ func TestRESTConfig(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rc, err := RESTConfig([]byte(tc.kubeconfig))
+			rc, err := RESTConfig([]byte(tc.kubeconfig), !tc.shipped)
 			if tc.refusal == "" {
 				if err != nil {
 					t.Fatalf("%s\nrefused: %v", tc.reason, err)

@@ -106,7 +106,9 @@ func (s *Stack) Provider(name string, args ...string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(s.bin, append([]string{"--metrics-bind-address=127.0.0.1:0", "--metrics-secure=false", "--health-probe-bind-address=127.0.0.1:0"}, args...)...)
+	// The simulators and runtime stand-ins answer plain http on loopback.
+	cmd := exec.Command(s.bin, append([]string{"--metrics-bind-address=127.0.0.1:0", "--metrics-secure=false", "--health-probe-bind-address=127.0.0.1:0",
+		"--test-plain-http-loopback"}, args...)...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+s.mgmtKubeconfig)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
