@@ -46,6 +46,7 @@ func main() {
 		skipCheck      = flag.Bool("skip-operator-check", false, "Run without looking whether eventing-auth-manager runs, before or during the run; only once it is removed for good (docs/migration.md).")
 		dryRun         = flag.Bool("dry-run", false, "Print what would be done per runtime and change nothing.")
 		wait           = flag.Duration("wait", 0, "How long to wait for the provider to show prepared runtimes Ready and finish them; 0: prepare, report, and leave finishing to a later run.")
+		back           = flag.Bool("back", false, "The way back: hand the runtimes the provider serves back to eventing-auth-manager, changing no runtime's Secret and deleting no IAS app (docs/migration.md, \"Going back\"). Remove the EventingAuth Configuration first, with the provider still running; start eventing-auth-manager after.")
 		plainHTTP      = flag.Bool("test-plain-http-loopback", false, "For tests only: take a tenant URL and kubeconfigs with plain http to a loopback host.")
 		runtimeTimeout = flag.Duration("runtime-timeout", kymaruntime.DefaultTimeout, "Timeout of each call to a Kyma runtime's API server.")
 	)
@@ -75,7 +76,7 @@ func main() {
 		}
 	})
 	os.Exit(run(ctx, options{namespace: *namespace, providerConfig: *providerConfig, operator: signs, globalAccount: ga, skipCheck: *skipCheck,
-		dryRun: *dryRun, wait: *wait, runtimeTimeout: *runtimeTimeout, plainHTTP: *plainHTTP}))
+		dryRun: *dryRun, wait: *wait, runtimeTimeout: *runtimeTimeout, plainHTTP: *plainHTTP, back: *back}))
 }
 
 // options are the command's flags.
@@ -86,6 +87,7 @@ type options struct {
 	skipCheck, dryRun         bool
 	wait, runtimeTimeout      time.Duration
 	plainHTTP                 bool
+	back                      bool
 }
 
 func run(ctx context.Context, o options) int {
@@ -101,7 +103,7 @@ func run(ctx context.Context, o options) int {
 	if err != nil {
 		return fail("cannot create a client of the management cluster: %v", err)
 	}
-	if globalAccount == nil {
+	if globalAccount == nil && !o.back {
 		v, found, err := migrate.OperatorGlobalAccount(ctx, kube, operator)
 		switch {
 		case err != nil:
@@ -126,7 +128,11 @@ func run(ctx context.Context, o options) int {
 	out := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(out, "RUNTIME\tOUTCOME\tDETAIL")
 	counts := map[migrate.Outcome]int{}
-	results, err := migrate.Run(ctx, migrate.Options{
+	migration, what := migrate.Run, "eventing-auth-manager"
+	if o.back {
+		migration, what = migrate.Back, "the provider, handed back to eventing-auth-manager"
+	}
+	results, err := migration(ctx, migrate.Options{
 		Kube: kube, IAS: iasClient, Namespace: namespace, Operator: operator, SkipOperatorCheck: o.skipCheck, DryRun: o.dryRun, Wait: o.wait,
 		Runtimes:      kymaruntime.NewClients(kymaruntime.Options{Timeout: o.runtimeTimeout, PlainHTTPLoopback: o.plainHTTP}),
 		GlobalAccount: globalAccount, ProviderConfig: providerConfig,
@@ -146,8 +152,11 @@ func run(ctx context.Context, o options) int {
 			summary = append(summary, fmt.Sprintf("%d %s", counts[o], o))
 		}
 	}
-	fmt.Printf("%d runtimes of eventing-auth-manager: %s\n", len(results), strings.Join(summary, ", "))
+	fmt.Printf("%d runtimes of %s: %s\n", len(results), what, strings.Join(summary, ", "))
 	switch {
+	case counts[migrate.LeftAlone] > 0 && o.back:
+		fmt.Println("Runtimes left alone are not handed back; fix what their line says and run again.")
+		return 2
 	case counts[migrate.LeftAlone] > 0:
 		fmt.Println("Runtimes left alone keep eventing-auth-manager's EventingAuth; fix what their line says and run again.")
 		return 2

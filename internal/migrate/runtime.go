@@ -97,7 +97,10 @@ func (s *state) readProviderObjects(ctx context.Context, o Options) (string, err
 	switch err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: s.id}, xr); {
 	case err == nil:
 		s.xr = xr
-		s.served = xr.GetAnnotations()[eventingauth.AnnotationSecretDescription] != OperatorSecretDescription
+		// The migration marks what it prepares with the secret's marker; the
+		// kyma bridge never does.
+		_, prepared := xr.GetAnnotations()[eventingauth.AnnotationSecretDescription]
+		s.served = !prepared
 	case !kerrors.IsNotFound(err):
 		return "", fmt.Errorf("cannot read EventingAuth composite: %w", err)
 	}
@@ -151,7 +154,10 @@ func (s *state) readIAS(ctx context.Context, o Options) (string, error) {
 		}
 		return fmt.Sprintf("%d IAS applications are named %s (%s); keep the one the runtime uses, then run again", len(apps), s.id, strings.Join(ids, ", ")), nil
 	}
-	recorded, _, _ := unstructured.NestedString(s.old.Object, "status", "iasApplication", "uuid")
+	var recorded string
+	if s.old != nil {
+		recorded, _, _ = unstructured.NestedString(s.old.Object, "status", "iasApplication", "uuid")
+	}
 	if recorded != "" && recorded != apps[0].ID {
 		return fmt.Sprintf("the IAS application named %s has UUID %s, but eventing-auth-manager recorded %s", s.id, apps[0].ID, recorded), nil
 	}
@@ -211,13 +217,15 @@ func (s *state) matchSecret(ctx context.Context, o Options) (string, error) {
 	value := string(s.onRuntime.Data[iasv1alpha1.KeyClientSecret])
 	var matches []ias.APISecret
 	for _, sec := range secrets {
-		if sec.Description == OperatorSecretDescription && sec.Hint != "" && strings.HasPrefix(value, sec.Hint) &&
-			(sec.ClientID == "" || sec.ClientID == s.app.ClientID) {
+		// The operator's marker, or the provider's on a runtime handed back.
+		marked := sec.Description == OperatorSecretDescription || sec.Description == iasv1alpha1.DefaultSecretDescription
+		if marked && sec.Hint != "" && strings.HasPrefix(value, sec.Hint) && (sec.ClientID == "" || sec.ClientID == s.app.ClientID) {
 			matches = append(matches, sec)
 		}
 	}
 	if len(matches) != 1 {
-		return fmt.Sprintf("the runtime's client secret matches %d of IAS application %s's secrets marked %q, not exactly one", len(matches), s.app.ID, OperatorSecretDescription), nil
+		return fmt.Sprintf("the runtime's client secret matches %d of IAS application %s's secrets marked %q or %q, not exactly one",
+			len(matches), s.app.ID, OperatorSecretDescription, iasv1alpha1.DefaultSecretDescription), nil
 	}
 	s.secret = matches[0]
 	return "", nil
@@ -291,7 +299,7 @@ func (s *state) prepare(ctx context.Context, o Options) error {
 // migration's annotations; withApp names the app to take over.
 func (s *state) applyComposite(ctx context.Context, o Options, withApp bool) error {
 	xr := eventingauth.Desired(s.kyma, 0)
-	ann := map[string]string{eventingauth.AnnotationSecretDescription: OperatorSecretDescription}
+	ann := map[string]string{eventingauth.AnnotationSecretDescription: s.secretDescription()}
 	if withApp {
 		ann[eventingauth.AnnotationApplicationID] = s.app.ID
 	}
@@ -371,6 +379,19 @@ func because(c xpv2.Condition) string {
 		return " (no message yet: is the provider running?)"
 	}
 	return ": " + c.Message
+}
+
+// secretDescription is the marker of the secret the runtime holds, which the
+// provider takes up as its own: the operator's, or the provider's own on a
+// runtime handed back to the operator before.
+func (s *state) secretDescription() string {
+	if s.secret.Description != "" {
+		return s.secret.Description
+	}
+	if s.xr != nil {
+		return s.xr.GetAnnotations()[eventingauth.AnnotationSecretDescription]
+	}
+	return OperatorSecretDescription
 }
 
 // removeOld removes eventing-auth-manager's EventingAuth: its finalizer, which
