@@ -4,13 +4,8 @@ package e2e
 
 import (
 	"context"
-	"debug/buildinfo"
-	"errors"
 	"fmt"
 	coordinationv1 "k8s.io/api/coordination/v1"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -103,29 +98,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 			RenewTime: &metav1.MicroTime{Time: time.Now()}}}
 	g.Expect(s.Kube.Create(ctx, lease)).To(Succeed())
 
-	// Built as a user builds it, with the FIPS module, and run FIPS-only.
-	root, err := localstack.RepoRoot()
-	g.Expect(err).NotTo(HaveOccurred())
-	build := exec.CommandContext(ctx, "make", "-s", "build")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	g.Expect(err).NotTo(HaveOccurred(), string(out))
-	bin := filepath.Join(root, "bin", "eventing-auth-migrate")
-	info, err := buildinfo.ReadFile(bin)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(info.Settings).To(ContainElement(And(HaveField("Key", "GOFIPS140"), HaveField("Value", HavePrefix("v1.0.0")))),
-		"eventing-auth-migrate is not built with the FIPS module")
-	runMigrate := func(args ...string) (string, int) {
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), "KUBECONFIG="+s.MgmtKubeconfig, "GODEBUG=fips140=only")
-		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return string(out), exit.ExitCode()
-		}
-		g.Expect(err).NotTo(HaveOccurred(), string(out))
-		return string(out), 0
-	}
+	runMigrate := migrateCommand(g, ctx, s)
 
 	// Refused while eventing-auth-manager runs, with the defaults: each sign
 	// named.

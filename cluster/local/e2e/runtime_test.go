@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"context"
+	"debug/buildinfo"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
 // runtimeSecret is where the provider writes a runtime's credentials.
@@ -85,6 +89,49 @@ func runtimeStates(g Gomega, ctx context.Context, s *localstack.Stack, ids []str
 		g.Expect(s.RuntimeKube.Get(ctx, types.NamespacedName{Namespace: id, Name: "eventing-webhook-auth"}, onRuntime)).To(Succeed())
 		out[id] = runtimeState{appID: apps[0].ID, secretIDs: secretIDs(apps[0]), secretVersion: onRuntime.ResourceVersion,
 			clientID: string(onRuntime.Data["client_id"]), secretValue: string(onRuntime.Data["client_secret"])}
+	}
+	return out
+}
+
+// migrateCommand builds eventing-auth-migrate as a user builds it (make
+// build, with the FIPS module, which it checks) and returns a function that
+// runs it FIPS-only against the stack's management cluster, with its output
+// and exit code.
+func migrateCommand(g Gomega, ctx context.Context, s *localstack.Stack) func(args ...string) (string, int) {
+	root, err := localstack.RepoRoot()
+	g.Expect(err).NotTo(HaveOccurred())
+	build := exec.CommandContext(ctx, "make", "-s", "build")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	g.Expect(err).NotTo(HaveOccurred(), string(out))
+	bin := filepath.Join(root, "bin", "eventing-auth-migrate")
+	info, err := buildinfo.ReadFile(bin)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(info.Settings).To(ContainElement(And(HaveField("Key", "GOFIPS140"), HaveField("Value", HavePrefix("v1.0.0")))),
+		"eventing-auth-migrate is not built with the FIPS module")
+	return func(args ...string) (string, int) {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+s.MgmtKubeconfig, "GODEBUG=fips140=only")
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return string(out), exit.ExitCode()
+		}
+		g.Expect(err).NotTo(HaveOccurred(), string(out))
+		return string(out), 0
+	}
+}
+
+// iasWrites counts the requests that change IAS (apps and api secrets
+// created, patched or deleted) the simulator answered so far.
+func iasWrites(s *localstack.Stack) iassim.Stats {
+	out := iassim.Stats{}
+	for op, codes := range s.Sim.Stats() {
+		switch op {
+		case operation.CreateApplication, operation.PatchApplication, operation.UpdateApplication, operation.DeleteApplication,
+			operation.CreateAPISecret, operation.DeleteAPISecret:
+			out[op] = codes
+		}
 	}
 	return out
 }

@@ -18,7 +18,6 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
@@ -51,17 +50,7 @@ func TestConfigurationRemovedAndReinstalled(t *testing.T) {
 		g.Expect(before[id].clientID).NotTo(BeEmpty(), id)
 		g.Expect(before[id].secretValue).NotTo(BeEmpty(), id)
 	}
-	changes := func() iassim.Stats {
-		out := iassim.Stats{}
-		for op, codes := range s.Sim.Stats() {
-			switch op {
-			case operation.CreateApplication, operation.PatchApplication, operation.UpdateApplication, operation.DeleteApplication,
-				operation.CreateAPISecret, operation.DeleteAPISecret:
-				out[op] = codes
-			}
-		}
-		return out
-	}
+	changes := func() iassim.Stats { return iasWrites(s) }
 	unchanged := changes()
 
 	// The Configuration goes, as `kubectl delete configuration` does it.
