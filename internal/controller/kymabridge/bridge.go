@@ -15,6 +15,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -30,8 +31,12 @@ import (
 
 const fieldOwner = "provider-eventing-auth/kyma-bridge"
 
-// eventingAuthCRD is the name of the CRD Crossplane makes of the EventingAuth XRD.
+// eventingAuthCRD is the name of the CRD Crossplane makes of the EventingAuth
+// XRD, and of the XRD.
 var eventingAuthCRD = "eventingauths." + eventingauth.Kind.Group
+
+// compositeDefinitionKind is Crossplane's XRD, read by metadata only.
+var compositeDefinitionKind = schema.GroupVersionKind{Group: "apiextensions.crossplane.io", Version: "v1", Kind: "CompositeResourceDefinition"}
 
 // everyKyma maps the EventingAuth CRD to every Kyma CR: once it exists, each
 // can have its EventingAuth.
@@ -150,10 +155,18 @@ func (r *bridge) definitionEstablished(ctx context.Context) bool {
 		apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established)
 }
 
-// definitionDeleted tells whether the EventingAuth CRD is being deleted.
+// definitionDeleted tells whether the EventingAuth XRD or its CRD is being
+// deleted. Crossplane deletes the CRD only once no EventingAuth is left: until
+// then only the XRD shows its deletion. No XRD kind (no Crossplane) is none
+// being deleted.
 func (r *bridge) definitionDeleted(ctx context.Context) bool {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	return r.kube.Get(ctx, types.NamespacedName{Name: eventingAuthCRD}, crd) == nil && crd.GetDeletionTimestamp() != nil
+	if r.kube.Get(ctx, types.NamespacedName{Name: eventingAuthCRD}, crd) == nil && crd.GetDeletionTimestamp() != nil {
+		return true
+	}
+	xrd := &metav1.PartialObjectMetadata{}
+	xrd.SetGroupVersionKind(compositeDefinitionKind)
+	return r.kube.Get(ctx, types.NamespacedName{Name: eventingAuthCRD}, xrd) == nil && xrd.GetDeletionTimestamp() != nil
 }
 
 // isMissingKind tells a 404 for the whole resource type (the API server does not

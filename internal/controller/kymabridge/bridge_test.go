@@ -107,12 +107,15 @@ func TestReconcileMissingDefinition(t *testing.T) {
 func TestNoEventingAuthWhileItsDefinitionGoes(t *testing.T) {
 	now := metav1.Now()
 	cases := map[string]struct {
-		reason     string
-		deleting   bool
-		wantApply  bool
-		wantEvents []string
+		reason      string
+		deleting    bool
+		xrdDeleting bool
+		wantApply   bool
+		wantEvents  []string
 	}{
 		"DefinitionBeingDeleted": {reason: "no EventingAuth is made while its definition goes", deleting: true,
+			wantEvents: []string{string(eventDefinitionDeleted)}},
+		"XRDBeingDeleted": {reason: "nor while its XRD goes, which Crossplane deletes before the CRD: one made then would hold it", xrdDeleting: true,
 			wantEvents: []string{string(eventDefinitionDeleted)}},
 		"DefinitionInstalled": {reason: "an installed definition gets its EventingAuth", wantApply: true},
 	}
@@ -127,11 +130,18 @@ func TestNoEventingAuthWhileItsDefinitionGoes(t *testing.T) {
 			kube := fake.NewClientBuilder().WithScheme(fakes.Scheme(apiextensionsv1.AddToScheme)).WithObjects(crd).WithInterceptorFuncs(interceptor.Funcs{
 				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 					if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
-						if p.GroupVersionKind() == eventingauth.KymaKind {
+						switch p.GroupVersionKind() {
+						case eventingauth.KymaKind:
 							p.SetNamespace(key.Namespace)
 							p.SetName(key.Name)
 							p.SetUID("kyma-uid")
 							return nil
+						case compositeDefinitionKind:
+							if tc.xrdDeleting {
+								p.SetName(key.Name)
+								p.SetDeletionTimestamp(&now)
+								return nil
+							}
 						}
 						return kerrors.NewNotFound(schema.GroupResource{Resource: "eventingauths"}, key.Name)
 					}
