@@ -14,6 +14,8 @@ import (
 	kmeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -92,7 +94,21 @@ func Back(ctx context.Context, o Options) ([]Result, error) {
 
 // compositeGoing refuses while the EventingAuth definition is installed: the
 // kyma bridge would make every EventingAuth the way back removes again.
+// Crossplane marks the XRD's deletion first and deletes its CRD only once no
+// EventingAuth is left.
 func compositeGoing(ctx context.Context, kube client.Reader) error {
+	refused := fmt.Errorf("the EventingAuth Configuration is still installed (CompositeResourceDefinition %s): the kyma bridge would make every EventingAuth the way back removes again. "+
+		"Remove it first (kubectl delete configuration configuration-eventing-auth), with the provider still running, and run again", compositeCRD)
+	xrd := &metav1.PartialObjectMetadata{}
+	xrd.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.crossplane.io", Version: "v1", Kind: "CompositeResourceDefinition"})
+	switch err := kube.Get(ctx, client.ObjectKey{Name: compositeCRD}, xrd); {
+	case err == nil && xrd.GetDeletionTimestamp() != nil:
+		return nil
+	case err == nil:
+		return refused
+	case !kerrors.IsNotFound(err) && !kmeta.IsNoMatchError(err) && !runtime.IsNotRegisteredError(err):
+		return fmt.Errorf("cannot read CompositeResourceDefinition %s: %w", compositeCRD, err)
+	}
 	crd := &metav1.PartialObjectMetadata{}
 	crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
 	switch err := kube.Get(ctx, client.ObjectKey{Name: compositeCRD}, crd); {
@@ -101,8 +117,7 @@ func compositeGoing(ctx context.Context, kube client.Reader) error {
 	case err != nil:
 		return fmt.Errorf("cannot read CustomResourceDefinition %s: %w", compositeCRD, err)
 	case crd.GetDeletionTimestamp() == nil:
-		return fmt.Errorf("the EventingAuth Configuration is still installed (CustomResourceDefinition %s): the kyma bridge would make every EventingAuth the way back removes again. "+
-			"Remove it first (kubectl delete configuration configuration-eventing-auth), with the provider still running, and run again", compositeCRD)
+		return refused
 	}
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -66,10 +65,14 @@ func TestBackToTheOperatorAndForward(t *testing.T) {
 	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: configurationName}, cfg)).To(Succeed())
 	spec := cfg.Object["spec"]
 	g.Expect(s.Kube.Delete(ctx, cfg)).To(Succeed())
+	// Crossplane marks the XRD's deletion; its CRD goes once no EventingAuth
+	// is left, which the way back sees to.
 	g.Eventually(func(g Gomega) {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		err := s.Kube.Get(ctx, client.ObjectKey{Name: "eventingauths.composite.eventingauth.kyma-project.io"}, crd)
-		g.Expect(kerrors.IsNotFound(err) || err == nil && crd.GetDeletionTimestamp() != nil).To(BeTrue(), "the EventingAuth CRD is not being deleted: %v", err)
+		xrd := &unstructured.Unstructured{}
+		xrd.SetAPIVersion("apiextensions.crossplane.io/v2")
+		xrd.SetKind("CompositeResourceDefinition")
+		g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: "eventingauths.composite.eventingauth.kyma-project.io"}, xrd)).To(Succeed())
+		g.Expect(xrd.GetDeletionTimestamp()).NotTo(BeNil())
 	}, timeout, interval).Should(Succeed())
 
 	got, code = runMigrate("--back", "--wait=4m")
