@@ -17,6 +17,7 @@ import (
 	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -99,6 +100,8 @@ func run(ctx context.Context, o options) int {
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)
+	// The way back restores eventing-auth-manager's CRD.
+	_ = apiextensionsv1.AddToScheme(scheme)
 	kube, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return fail("cannot create a client of the management cluster: %v", err)
