@@ -140,6 +140,21 @@ func backOne(ctx context.Context, o Options, kyma *unstructured.Unstructured) Re
 	if kyma.GetDeletionTimestamp() != nil {
 		return Result{Runtime: id, Outcome: LeftAlone, Detail: "its Kyma CR is being deleted"}
 	}
+	// What the operator would keep is read first: a runtime it could not keep
+	// stays with the provider, its EventingAuth untouched.
+	s := &state{id: id}
+	if why, err := s.readServedRuntimeBack(ctx, o); err != nil || why != "" {
+		if err != nil {
+			return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}
+		}
+		return Result{Runtime: id, Outcome: LeftAlone, Detail: why + "; it stays with the provider"}
+	}
+	if why, err := s.keepable(ctx, o); err != nil || why != "" {
+		if err != nil {
+			return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}
+		}
+		return Result{Runtime: id, Outcome: LeftAlone, Detail: why + "; it stays with the provider"}
+	}
 	if waiting, why, err := providerLetGo(ctx, o, id); err != nil || why != "" || waiting != "" {
 		switch {
 		case err != nil:
@@ -148,19 +163,6 @@ func backOne(ctx context.Context, o Options, kyma *unstructured.Unstructured) Re
 			return Result{Runtime: id, Outcome: LeftAlone, Detail: why}
 		}
 		return Result{Runtime: id, Outcome: Waiting, Detail: waiting}
-	}
-	s := &state{id: id}
-	if why, err := s.readServedRuntimeBack(ctx, o); err != nil || why != "" {
-		if err != nil {
-			return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}
-		}
-		return Result{Runtime: id, Outcome: LeftAlone, Detail: why}
-	}
-	if why, err := s.keepable(ctx, o); err != nil || why != "" {
-		if err != nil {
-			return Result{Runtime: id, Outcome: Waiting, Detail: err.Error()}
-		}
-		return Result{Runtime: id, Outcome: LeftAlone, Detail: why}
 	}
 	plan := fmt.Sprintf("eventing-auth-manager's EventingAuth %s/%s made; it finds the runtime's Secret (IAS application %s, client secret %s…, no expiry) and leaves it and IAS as they are; the connection Secret %s-ias, kept for the way forward, goes with the Kyma CR", o.Namespace, id, s.app.ID, s.secret.Hint, id)
 	if o.DryRun {

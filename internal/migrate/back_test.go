@@ -48,6 +48,8 @@ func TestBack(t *testing.T) {
 		want       Outcome
 		wantDetail string
 		handedBack bool
+		// keepsComposite: the provider's EventingAuth stays.
+		keepsComposite bool
 	}{
 		"Installed": {
 			reason:    "while the EventingAuth definition is installed the kyma bridge would make everything again: refused",
@@ -77,10 +79,11 @@ func TestBack(t *testing.T) {
 			want: LeftAlone, wantDetail: "the hand-made IASApplication",
 		},
 		"SecretExpires": {
-			reason:    "the operator never renews a secret: one that expires is not handed back",
+			reason:    "the operator never renews a secret: one that expires is not handed back, and the provider keeps serving it",
+			mgmt:      []client.Object{composite()},
 			secrets:   []ias.APISecret{{ID: "s2", Hint: "abcd", ClientID: clientID, Description: iasv1alpha1.DefaultSecretDescription, ValidTo: &later}},
 			onRuntime: runtimeSecret(goodData()),
-			want:      LeftAlone, wantDetail: "eventing-auth-manager never renews a secret",
+			want:      LeftAlone, wantDetail: "eventing-auth-manager never renews a secret", keepsComposite: true,
 		},
 		"NoSecretOnTheRuntime": {
 			reason:  "without a Secret the operator would make a new app: left alone",
@@ -136,6 +139,9 @@ func TestBack(t *testing.T) {
 				if !exists(t, kube, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "eventingauths.operator.kyma-project.io"}}) {
 					t.Errorf("%s\neventing-auth-manager's CRD is not restored", tc.reason)
 				}
+			}
+			if tc.keepsComposite && !exists(t, kube, composite()) {
+				t.Errorf("%s\nthe provider's EventingAuth of a runtime left alone was deleted", tc.reason)
 			}
 			if tc.onRuntime != nil {
 				s, err := runtimes.CoreV1().Secrets("kyma-system").Get(context.Background(), "eventing-webhook-auth", metav1.GetOptions{})

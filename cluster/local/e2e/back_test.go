@@ -32,7 +32,8 @@ import (
 // runtime back (the operator's CRD and EventingAuths made, the connection
 // Secrets kept for the Kyma CRs), then, with the operator gone, the
 // Configuration is installed again and the migration finishes each runtime.
-// No runtime's Secret and no IAS app or api secret changes at any point.
+// No runtime's Secret and no IAS app or api secret changes at any point, and
+// the provider serves a new Kyma CR and a deletion afterwards.
 // Where E2E_OPERATOR names an eventing-auth-manager binary (built from its own
 // repository, which the module proxy does not serve), the operator runs in
 // between and serves a new Kyma CR and a deletion.
@@ -122,6 +123,17 @@ func TestBackToTheOperatorAndForward(t *testing.T) {
 	}
 	g.Expect(runtimeStates(g, ctx, s, ids)).To(Equal(before), "a runtime Secret or an IAS app changed on the way forward")
 	g.Expect(iasWrites(s)).To(Equal(unchanged), "IAS was changed on the way forward")
+
+	// The provider serves a new Kyma CR and a deletion again.
+	fresh := addRuntimes(g, ctx, s, proxy, "runtime-forward", 1, "ga-back")
+	g.Eventually(func(g Gomega) { expectReady(g, ctx, s, fresh) }, timeout, interval).Should(Succeed())
+	expectOnRuntimeOf(g, ctx, s, fresh[0])
+	g.Expect(s.Kube.Delete(ctx, named(eventingauth.KymaKind, ids[0]))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		err := s.RuntimeKube.Get(ctx, types.NamespacedName{Namespace: ids[0], Name: "eventing-webhook-auth"}, &corev1.Secret{})
+		g.Expect(kerrors.IsNotFound(err)).To(BeTrue(), "%v", err)
+		g.Expect(s.Sim.AppsNamed(ids[0])).To(BeEmpty())
+	}, timeout, interval).Should(Succeed())
 }
 
 // operatorServes runs eventing-auth-manager (bin) as the benchmarks do, checks
