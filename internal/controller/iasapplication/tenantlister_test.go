@@ -46,7 +46,7 @@ func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 	).Build()
 	pool := inventory.New(ias.NewPool(ias.PoolOptions{}), nil)
 
-	if err := (tenantLister{reader: kube, providerConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(8)}, listings: pool, log: logging.NewNopLogger()}).Start(context.Background()); err != nil {
+	if err := (tenantLister{reader: kube, providerConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(8), PlainHTTPLoopback: true}, listings: pool, log: logging.NewNopLogger()}).Start(context.Background()); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	released := make(chan struct{})
