@@ -22,7 +22,6 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 )
 
@@ -57,39 +56,14 @@ func Back(ctx context.Context, o Options) ([]Result, error) {
 	if err := o.Kube.List(ctx, kymas, client.InNamespace(o.Namespace)); err != nil {
 		return nil, fmt.Errorf("cannot list the Kyma CRs in %s: %w", o.Namespace, err)
 	}
-	slices.SortFunc(kymas.Items, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
 	if !o.DryRun {
 		if err := restoreOperatorCRD(ctx, o.Kube); err != nil {
 			return nil, err
 		}
 	}
-	if o.Interval <= 0 {
-		o.Interval = 2 * time.Second
-	}
-	results := make([]Result, len(kymas.Items))
-	deadline := time.Now().Add(o.Wait)
-	for {
-		pending := 0
-		for i := range kymas.Items {
-			if r := results[i]; r.Outcome != "" && r.Outcome != Waiting {
-				continue
-			}
-			results[i] = backOne(ctx, o, &kymas.Items[i])
-			if results[i].Outcome == Waiting {
-				pending++
-			}
-		}
-		if pending == 0 || o.DryRun || time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return results, ctx.Err()
-		case <-time.After(o.Interval):
-		}
-	}
-	report(o, results)
-	return results, nil
+	return eachUntilSettled(ctx, o, kymas.Items, func(ctx context.Context, kyma *unstructured.Unstructured) (Result, error) {
+		return backOne(ctx, o, kyma), nil
+	})
 }
 
 // compositeGoing refuses while the EventingAuth definition is installed: the
@@ -234,24 +208,9 @@ func (s *state) keepable(ctx context.Context, o Options) (string, error) {
 	if why, err := s.readIAS(ctx, o); why != "" || err != nil {
 		return why, err
 	}
-	if got := string(s.onRuntime.Data[iasv1alpha1.KeyClientID]); got != s.app.ClientID {
-		return fmt.Sprintf("the runtime's Secret holds another client ID than IAS application %s", s.app.ID), nil
+	if why, err := s.heldSecret(ctx, o); why != "" || err != nil {
+		return why, err
 	}
-	secrets, err := o.IAS.ListAPISecrets(ctx, s.app.ID)
-	if err != nil {
-		return "", err
-	}
-	value := string(s.onRuntime.Data[iasv1alpha1.KeyClientSecret])
-	var matches []ias.APISecret
-	for _, sec := range secrets {
-		if sec.Hint != "" && strings.HasPrefix(value, sec.Hint) && (sec.ClientID == "" || sec.ClientID == s.app.ClientID) {
-			matches = append(matches, sec)
-		}
-	}
-	if len(matches) != 1 {
-		return fmt.Sprintf("the runtime's client secret matches %d of IAS application %s's secrets, not exactly one", len(matches), s.app.ID), nil
-	}
-	s.secret = matches[0]
 	if v := s.secret.ValidTo; v != nil {
 		return fmt.Sprintf("the runtime's client secret %s… expires at %s, and eventing-auth-manager never renews a secret: the runtime would lose its eventing then. Keep it with the provider, or give it a secret without expiry first",
 			s.secret.Hint, v.UTC().Format(time.RFC3339)), nil

@@ -118,25 +118,36 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if err := o.Kube.List(ctx, list, client.InNamespace(o.Namespace)); err != nil {
 		return nil, fmt.Errorf("cannot list eventing-auth-manager's EventingAuths in %s: %w", o.Namespace, err)
 	}
-	slices.SortFunc(list.Items, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
-	if o.Interval <= 0 {
-		o.Interval = 2 * time.Second
+	return eachUntilSettled(ctx, o, list.Items, func(ctx context.Context, old *unstructured.Unstructured) (Result, error) {
+		return migrateOne(ctx, o, guard, old)
+	})
+}
+
+// eachUntilSettled takes each runtime of items, in the order of their names,
+// a step further, again every o.Interval while any is prepared or waiting,
+// until o.Wait has passed (once in a dry run), and reports the results. An
+// error from step stops the run.
+func eachUntilSettled(ctx context.Context, o Options, items []unstructured.Unstructured, step func(context.Context, *unstructured.Unstructured) (Result, error)) ([]Result, error) {
+	slices.SortFunc(items, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
+	interval := o.Interval
+	if interval <= 0 {
+		interval = 2 * time.Second
 	}
-	results := make([]Result, len(list.Items))
+	results := make([]Result, len(items))
 	deadline := time.Now().Add(o.Wait)
 	for {
 		pending := 0
-		for i := range list.Items {
+		for i := range items {
 			if r := results[i]; r.Outcome != "" && r.Outcome != Waiting && r.Outcome != Prepared {
 				continue
 			}
-			r, err := migrateOne(ctx, o, guard, &list.Items[i])
+			r, err := step(ctx, &items[i])
 			if err != nil {
 				report(o, results)
 				return results, err
 			}
 			results[i] = r
-			if results[i].Outcome == Waiting || results[i].Outcome == Prepared {
+			if r.Outcome == Waiting || r.Outcome == Prepared {
 				pending++
 			}
 		}
@@ -146,7 +157,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		select {
 		case <-ctx.Done():
 			return results, ctx.Err()
-		case <-time.After(o.Interval):
+		case <-time.After(interval):
 		}
 	}
 	report(o, results)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -205,8 +206,16 @@ func (s *state) readRuntime(ctx context.Context, o Options) (string, error) {
 }
 
 // matchSecret finds the api secret the runtime holds among the app's secrets
-// that carry the old operator's marker.
+// that carry the old operator's marker, or the provider's on a runtime handed
+// back.
 func (s *state) matchSecret(ctx context.Context, o Options) (string, error) {
+	return s.heldSecret(ctx, o, OperatorSecretDescription, iasv1alpha1.DefaultSecretDescription)
+}
+
+// heldSecret finds, among the app's api secrets that carry one of marks (any
+// with none), the one whose value the runtime's Secret holds; it says why
+// when there is not exactly one.
+func (s *state) heldSecret(ctx context.Context, o Options, marks ...string) (string, error) {
 	if got := string(s.onRuntime.Data[iasv1alpha1.KeyClientID]); got != s.app.ClientID {
 		return fmt.Sprintf("the runtime's Secret holds another client ID than IAS application %s", s.app.ID), nil
 	}
@@ -217,15 +226,21 @@ func (s *state) matchSecret(ctx context.Context, o Options) (string, error) {
 	value := string(s.onRuntime.Data[iasv1alpha1.KeyClientSecret])
 	var matches []ias.APISecret
 	for _, sec := range secrets {
-		// The operator's marker, or the provider's on a runtime handed back.
-		marked := sec.Description == OperatorSecretDescription || sec.Description == iasv1alpha1.DefaultSecretDescription
+		marked := len(marks) == 0 || slices.Contains(marks, sec.Description)
 		if marked && sec.Hint != "" && strings.HasPrefix(value, sec.Hint) && (sec.ClientID == "" || sec.ClientID == s.app.ClientID) {
 			matches = append(matches, sec)
 		}
 	}
 	if len(matches) != 1 {
-		return fmt.Sprintf("the runtime's client secret matches %d of IAS application %s's secrets marked %q or %q, not exactly one",
-			len(matches), s.app.ID, OperatorSecretDescription, iasv1alpha1.DefaultSecretDescription), nil
+		of := "secrets"
+		if len(marks) > 0 {
+			quoted := make([]string, 0, len(marks))
+			for _, m := range marks {
+				quoted = append(quoted, strconv.Quote(m))
+			}
+			of += " marked " + strings.Join(quoted, " or ")
+		}
+		return fmt.Sprintf("the runtime's client secret matches %d of IAS application %s's %s, not exactly one", len(matches), s.app.ID, of), nil
 	}
 	s.secret = matches[0]
 	return "", nil
