@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -60,21 +59,9 @@ func TestBackToTheOperatorAndForward(t *testing.T) {
 	g.Expect(code).To(Equal(1), got)
 	g.Expect(got).To(ContainSubstring("Remove it first"))
 
-	cfg := &unstructured.Unstructured{}
-	cfg.SetAPIVersion("pkg.crossplane.io/v1")
-	cfg.SetKind("Configuration")
-	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: configurationName}, cfg)).To(Succeed())
-	spec := cfg.Object["spec"]
-	g.Expect(s.Kube.Delete(ctx, cfg)).To(Succeed())
 	// Crossplane marks the XRD's deletion; its CRD goes once no EventingAuth
 	// is left, which the way back sees to.
-	g.Eventually(func(g Gomega) {
-		xrd := &unstructured.Unstructured{}
-		xrd.SetAPIVersion("apiextensions.crossplane.io/v2")
-		xrd.SetKind("CompositeResourceDefinition")
-		g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: "eventingauths.composite.eventingauth.kyma-project.io"}, xrd)).To(Succeed())
-		g.Expect(xrd.GetDeletionTimestamp()).NotTo(BeNil())
-	}, timeout, interval).Should(Succeed())
+	reinstall := removeConfiguration(g, ctx, s, timeout, interval)
 
 	got, code = runMigrate("--back", "--wait=4m")
 	g.Expect(code).To(Equal(0), got)
@@ -104,12 +91,7 @@ func TestBackToTheOperatorAndForward(t *testing.T) {
 	// Forward again, the operator gone: the Configuration installed again, the
 	// provider takes every runtime up from what it kept, and the migration
 	// removes the operator's EventingAuths.
-	again := &unstructured.Unstructured{}
-	again.SetAPIVersion("pkg.crossplane.io/v1")
-	again.SetKind("Configuration")
-	again.SetName(configurationName)
-	again.Object["spec"] = spec
-	g.Eventually(func() error { return s.Kube.Create(ctx, again) }, timeout, interval).Should(Succeed())
+	reinstall()
 	g.Eventually(func(g Gomega) {
 		expectReady(g, ctx, s, ids)
 		g.Expect(runtimeStates(g, ctx, s, ids)).To(Equal(before))

@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -134,4 +135,32 @@ func iasWrites(s *localstack.Stack) iassim.Stats {
 		}
 	}
 	return out
+}
+
+// removeConfiguration deletes the EventingAuth Configuration, as `kubectl
+// delete configuration` does, and waits until Crossplane marks the
+// EventingAuth XRD's deletion. It returns what installs the Configuration
+// again, as it was, once its deletion is through.
+func removeConfiguration(g Gomega, ctx context.Context, s *localstack.Stack, timeout, interval time.Duration) (reinstall func()) {
+	cfg := &unstructured.Unstructured{}
+	cfg.SetAPIVersion("pkg.crossplane.io/v1")
+	cfg.SetKind("Configuration")
+	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: configurationName}, cfg)).To(Succeed())
+	spec := cfg.Object["spec"]
+	g.Expect(s.Kube.Delete(ctx, cfg)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		xrd := &unstructured.Unstructured{}
+		xrd.SetAPIVersion("apiextensions.crossplane.io/v2")
+		xrd.SetKind("CompositeResourceDefinition")
+		g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: "eventingauths.composite.eventingauth.kyma-project.io"}, xrd)).To(Succeed())
+		g.Expect(xrd.GetDeletionTimestamp()).NotTo(BeNil())
+	}, timeout, interval).Should(Succeed())
+	return func() {
+		again := &unstructured.Unstructured{}
+		again.SetAPIVersion("pkg.crossplane.io/v1")
+		again.SetKind("Configuration")
+		again.SetName(configurationName)
+		again.Object["spec"] = spec
+		g.Eventually(func() error { return s.Kube.Create(ctx, again) }, timeout, interval).Should(Succeed(), "the Configuration is still being deleted")
+	}
 }

@@ -54,24 +54,12 @@ func TestConfigurationRemovedAndReinstalled(t *testing.T) {
 	unchanged := changes()
 
 	// The Configuration goes, as `kubectl delete configuration` does it.
-	cfg := &unstructured.Unstructured{}
-	cfg.SetAPIVersion("pkg.crossplane.io/v1")
-	cfg.SetKind("Configuration")
-	g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: configurationName}, cfg)).To(Succeed())
-	spec := cfg.Object["spec"]
-	g.Expect(s.Kube.Delete(ctx, cfg)).To(Succeed())
 	// The XRD goes into deletion. Crossplane core v2.4.2 then deletes its
 	// composite resources with one DeleteAllOf across all namespaces, which
 	// the API server answers 404 for a namespaced kind and core ignores: the
 	// EventingAuths stay, the XRD waits for them. Nothing of a runtime changes
 	// meanwhile, and the kyma bridge makes no EventingAuth again.
-	xrd := &unstructured.Unstructured{}
-	xrd.SetAPIVersion("apiextensions.crossplane.io/v2")
-	xrd.SetKind("CompositeResourceDefinition")
-	g.Eventually(func(g Gomega) {
-		g.Expect(s.Kube.Get(ctx, client.ObjectKey{Name: "eventingauths.composite.eventingauth.kyma-project.io"}, xrd)).To(Succeed())
-		g.Expect(xrd.GetDeletionTimestamp()).NotTo(BeNil())
-	}, timeout, interval).Should(Succeed())
+	reinstall := removeConfiguration(g, ctx, s, timeout, interval)
 	time.Sleep(10 * time.Second)
 	g.Expect(observe(g)).To(Equal(before), "a runtime Secret or an IAS app changed while the XRD went")
 	// So a person, or the GitOps tool that pruned the Configuration, deletes
@@ -106,12 +94,7 @@ func TestConfigurationRemovedAndReinstalled(t *testing.T) {
 	}
 
 	// Reinstalled: every runtime Ready again, nothing changed on it or in IAS.
-	again := &unstructured.Unstructured{}
-	again.SetAPIVersion("pkg.crossplane.io/v1")
-	again.SetKind("Configuration")
-	again.SetName(configurationName)
-	again.Object["spec"] = spec
-	g.Eventually(func() error { return s.Kube.Create(ctx, again) }, timeout, interval).Should(Succeed(), "the Configuration is still being deleted")
+	reinstall()
 	g.Eventually(func(g Gomega) {
 		g.Expect(observe(g)).To(Equal(before))
 		expectReady(g, ctx, s, ids)
