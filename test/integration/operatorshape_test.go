@@ -63,12 +63,7 @@ func testCreatedAsTheOperatorCreates(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)
 	tn := newTenant(t, newNamespace(t), iassim.Options{})
-	g.Eventually(func(g Gomega) {
-		pc := &v1alpha1.ProviderConfig{}
-		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: tn.ns, Name: tn.pcName}, pc)).To(Succeed())
-		pc.Spec.GlobalAccount = "ga-platform"
-		g.Expect(k8s.Update(ctx, pc)).To(Succeed())
-	}, timeout, 200*time.Millisecond).Should(Succeed())
+	setGlobalAccount(t, tn, "ga-platform")
 
 	a := tn.app("runtime-shaped")
 	// As composed from a Kyma CR labelled with its own global account.
@@ -90,22 +85,22 @@ func testCreatedAsTheOperatorCreates(t *testing.T) {
 
 	// No global account configured: eventing-auth-manager sends it empty, and
 	// so does the provider.
-	g.Eventually(func(g Gomega) {
-		pc := &v1alpha1.ProviderConfig{}
-		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: tn.ns, Name: tn.pcName}, pc)).To(Succeed())
-		pc.Spec.GlobalAccount = ""
-		g.Expect(k8s.Update(ctx, pc)).To(Succeed())
-	}, timeout, 200*time.Millisecond).Should(Succeed())
+	setGlobalAccount(t, tn, "")
 	none := tn.app("runtime-without-ga")
-	g.Eventually(func(g Gomega) {
-		// The config's change is read before the create.
-		pc := &v1alpha1.ProviderConfig{}
-		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: tn.ns, Name: tn.pcName}, pc)).To(Succeed())
-		g.Expect(pc.Spec.GlobalAccount).To(BeEmpty())
-	}, timeout, 200*time.Millisecond).Should(Succeed())
 	g.Expect(k8s.Create(ctx, none)).To(Succeed())
 	waitReady(t, none)
 	g.Expect(json.Unmarshal(tn.sim.LastBody(operation.CreateApplication), &sentApp)).To(Succeed())
 	g.Expect(differences(operatorApp("runtime-without-ga", ""), sentApp)).To(Equal([]string{"description"}),
 		"the app's create without a global account differs from eventing-auth-manager's: %v", sentApp)
+}
+
+// setGlobalAccount sets the globalAccount of the tenant's ProviderConfig.
+func setGlobalAccount(t *testing.T, tn *tenant, ga string) {
+	t.Helper()
+	NewWithT(t).Eventually(func(g Gomega) {
+		pc := &v1alpha1.ProviderConfig{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: tn.ns, Name: tn.pcName}, pc)).To(Succeed())
+		pc.Spec.GlobalAccount = ga
+		g.Expect(k8s.Update(ctx, pc)).To(Succeed())
+	}, timeout, 200*time.Millisecond).Should(Succeed())
 }
