@@ -40,14 +40,8 @@ func TestBackToTheOperatorAndForward(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
-	s := startStack(t, ctx, localstack.Options{ProviderArgs: []string{"--poll=10s"}})
-	proxy, err := newRuntimeProxy(s.RuntimeKubeconfig)
-	g.Expect(err).NotTo(HaveOccurred())
-	defer proxy.Close()
 	const timeout, interval = 3 * time.Minute, 250 * time.Millisecond
-
-	ids := addRuntimes(g, ctx, s, proxy, "runtime-back", 3, "ga-back")
-	g.Eventually(func(g Gomega) { expectReady(g, ctx, s, ids) }, timeout, interval).Should(Succeed())
+	s, proxy, ids := readyRuntimes(t, g, ctx, "runtime-back", 3, timeout)
 	time.Sleep(12 * time.Second)
 	before := runtimeStates(g, ctx, s, ids)
 	unchanged := iasWrites(s)

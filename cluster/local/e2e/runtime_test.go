@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
@@ -163,4 +164,17 @@ func removeConfiguration(g Gomega, ctx context.Context, s *localstack.Stack, tim
 		again.Object["spec"] = spec
 		g.Eventually(func() error { return s.Kube.Create(ctx, again) }, timeout, interval).Should(Succeed(), "the Configuration is still being deleted")
 	}
+}
+
+// readyRuntimes starts the stack with a short poll and n runtimes named
+// prefix-NN behind a runtime proxy, and waits until every EventingAuth is
+// Ready. The proxy closes with the test.
+func readyRuntimes(t *testing.T, g Gomega, ctx context.Context, prefix string, n int, timeout time.Duration) (*localstack.Stack, *runtimeProxy, []string) {
+	s := startStack(t, ctx, localstack.Options{ProviderArgs: []string{"--poll=10s"}})
+	proxy, err := newRuntimeProxy(s.RuntimeKubeconfig)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(proxy.Close)
+	ids := addRuntimes(g, ctx, s, proxy, prefix, n, "ga-"+prefix)
+	g.Eventually(func(g Gomega) { expectReady(g, ctx, s, ids) }, timeout, 250*time.Millisecond).Should(Succeed())
+	return s, proxy, ids
 }

@@ -34,14 +34,8 @@ func TestConfigurationRemovedAndReinstalled(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	s := startStack(t, ctx, localstack.Options{ProviderArgs: []string{"--poll=10s"}})
-	proxy, err := newRuntimeProxy(s.RuntimeKubeconfig)
-	g.Expect(err).NotTo(HaveOccurred())
-	defer proxy.Close()
 	const timeout, interval = 3 * time.Minute, 250 * time.Millisecond
-
-	ids := addRuntimes(g, ctx, s, proxy, "runtime-kept", 3, "ga-kept")
-	g.Eventually(func(g Gomega) { expectReady(g, ctx, s, ids) }, timeout, interval).Should(Succeed())
+	s, _, ids := readyRuntimes(t, g, ctx, "runtime-kept", 3, timeout)
 	observe := func(g Gomega) map[string]runtimeState { return runtimeStates(g, ctx, s, ids) }
 	// Let every runtime's first polls settle before taking the baseline.
 	time.Sleep(12 * time.Second)
