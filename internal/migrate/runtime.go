@@ -3,6 +3,7 @@ package migrate
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -116,26 +117,40 @@ func (s *state) readProviderObjects(ctx context.Context, o Options) (string, err
 }
 
 // readServedRuntime reads the runtime's Secret, if any, of a runtime the
-// provider serves itself.
+// provider serves itself; what keeps it from being read is to be retried.
 func (s *state) readServedRuntime(ctx context.Context, o Options) error {
+	why, err := s.connectRuntime(ctx, o)
+	if why != "" {
+		return errors.New(why)
+	}
+	return err
+}
+
+// connectRuntime makes a client of the runtime from its kubeconfig Secret and
+// reads the runtime's Secret, nil where there is none. A kubeconfig missing
+// or refused is said as why.
+func (s *state) connectRuntime(ctx context.Context, o Options) (string, error) {
 	name := "kubeconfig-" + s.id
 	kc := &corev1.Secret{}
 	if err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: name}, kc); err != nil {
-		return fmt.Errorf("cannot read kubeconfig Secret %s: %w", name, err)
+		if kerrors.IsNotFound(err) {
+			return fmt.Sprintf("the kubeconfig Secret %s/%s is missing", o.Namespace, name), nil
+		}
+		return "", fmt.Errorf("cannot read kubeconfig Secret: %w", err)
 	}
 	core, err := o.Runtimes.For(kc.Data[kubeconfigKey])
 	if err != nil {
-		return fmt.Errorf("the kubeconfig in %s/%s (key %q): %w", o.Namespace, name, kubeconfigKey, err)
+		return fmt.Sprintf("the kubeconfig in %s/%s (key %q): %v", o.Namespace, name, kubeconfigKey, err), nil
 	}
 	s.runtime = core
 	s.onRuntime, err = core.Secrets(runtimeSecretNamespace).Get(ctx, runtimeSecretName, metav1.GetOptions{})
-	if kerrors.IsNotFound(err) {
-		s.onRuntime, err = nil, nil
+	switch {
+	case kerrors.IsNotFound(err):
+		s.onRuntime = nil
+	case err != nil:
+		return "", fmt.Errorf("cannot read the runtime's Secret: %w", err)
 	}
-	if err != nil {
-		return fmt.Errorf("cannot read the runtime's Secret: %w", err)
-	}
-	return nil
+	return "", nil
 }
 
 // readIAS finds the one app named after the runtime.
@@ -168,25 +183,11 @@ func (s *state) readIAS(ctx context.Context, o Options) (string, error) {
 
 // readRuntime reads the runtime's Secret through its kubeconfig.
 func (s *state) readRuntime(ctx context.Context, o Options) (string, error) {
-	name := "kubeconfig-" + s.id
-	kc := &corev1.Secret{}
-	if err := o.Kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: name}, kc); err != nil {
-		if kerrors.IsNotFound(err) {
-			return fmt.Sprintf("the kubeconfig Secret %s/%s is missing", o.Namespace, name), nil
-		}
-		return "", fmt.Errorf("cannot read kubeconfig Secret: %w", err)
+	if why, err := s.connectRuntime(ctx, o); why != "" || err != nil {
+		return why, err
 	}
-	core, err := o.Runtimes.For(kc.Data[kubeconfigKey])
-	if err != nil {
-		return fmt.Sprintf("the kubeconfig in %s/%s (key %q): %v", o.Namespace, name, kubeconfigKey, err), nil
-	}
-	s.runtime = core
-	s.onRuntime, err = core.Secrets(runtimeSecretNamespace).Get(ctx, runtimeSecretName, metav1.GetOptions{})
-	switch {
-	case kerrors.IsNotFound(err):
+	if s.onRuntime == nil {
 		return fmt.Sprintf("the Secret %s/%s is missing on the runtime", runtimeSecretNamespace, runtimeSecretName), nil
-	case err != nil:
-		return "", fmt.Errorf("cannot read the runtime's Secret: %w", err)
 	}
 	if v, ok := s.onRuntime.Labels[runtimev1alpha1.LabelManagedBy]; ok && v != runtimev1alpha1.ManagedBy {
 		return fmt.Sprintf("the runtime's Secret is labelled %s=%s", runtimev1alpha1.LabelManagedBy, v), nil
