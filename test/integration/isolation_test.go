@@ -173,7 +173,7 @@ func testCredentialsRejected(t *testing.T) {
 	// The right password, written now, is one IAS has not accepted yet: it is
 	// tried once the backoff after the rejection ends, not before.
 	tn.writeCreds(t, map[string]string{"username": tn.username, "password": tn.password, "url": tn.sim.URL})
-	expectSyncedFalse(t, apps[0], "no password of the user that IAS has not accepted yet is tried before")
+	expectSyncedFalse(t, apps[0], "no other password of the user that IAS has not accepted yet is tried from this namespace before")
 	for _, a := range apps {
 		waitReady(t, a)
 	}

@@ -47,6 +47,7 @@ func TestProvider(t *testing.T) {
 			t.Run("PlatformCredentialsWhereAdmitted", testPlatformCredentialsWhereAdmitted)
 			t.Run("TenantSharedApart", testTenantSharedApart)
 			t.Run("HostileAnswers", testHostileAnswers)
+			t.Run("NeighbourNeverHoldsThePlatformsLogons", testNeighbourNeverHoldsThePlatformsLogons)
 		})
 		t.Run("RuntimeSecret", func(t *testing.T) {
 			t.Run("ApplicationRefDriftAndRotation", testRuntimeWithApplicationRef)

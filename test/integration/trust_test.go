@@ -217,7 +217,7 @@ func testTenantSharedApart(t *testing.T) {
 		a := hostile.app("runtime-hostile-" + name)
 		a.Spec.ProviderConfigReference.Name = name
 		g.Expect(k8s.Create(ctx, a)).To(Succeed())
-		expectSyncedFalse(t, a, `no password of the user that IAS has not accepted yet is tried before`)
+		expectSyncedFalse(t, a, `no other password of the user that IAS has not accepted yet is tried from this namespace before`)
 	}
 	// Right credentials, its own slow rate: its resources share what the
 	// platform's learnt, and wait in their own bucket.

@@ -255,8 +255,9 @@ func TestRatesApart(t *testing.T) {
 }
 
 // TestOneFailedLogonPerUser: wrong passwords for one user, from any number of
-// ProviderConfigs and however the tenant URL is written, cost IAS one failed
-// logon a backoff; the password IAS accepted keeps working throughout.
+// a namespace's ProviderConfigs and however the tenant URL is written (port
+// with leading zeros included), cost IAS one failed logon a backoff; the
+// password IAS accepted keeps working throughout.
 func TestOneFailedLogonPerUser(t *testing.T) {
 	sim, err := iassim.New(iassim.Options{RateLimit: -1, Password: "right-password"}).Serve("127.0.0.1:0", false)
 	if err != nil {
@@ -272,7 +273,8 @@ func TestOneFailedLogonPerUser(t *testing.T) {
 	if _, err := good.GetApplication(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
-	spellings := []string{sim.URL, strings.ToUpper(sim.URL), sim.URL + "/", strings.Replace(sim.URL, "http://", "HTTP://", 1) + "/", sim.URL}
+	host, port, _ := strings.Cut(strings.TrimPrefix(sim.URL, "http://"), ":")
+	spellings := []string{sim.URL, strings.ToUpper(sim.URL), sim.URL + "/", "http://" + host + ":00" + port, strings.Replace(sim.URL, "http://", "HTTP://", 1) + "/", sim.URL}
 	var held *ias.LogonHeldError
 	for i, u := range spellings {
 		canonical, err := ias.ValidateURL(u, true)
@@ -280,7 +282,7 @@ func TestOneFailedLogonPerUser(t *testing.T) {
 			t.Fatal(err)
 		}
 		wrong := platform
-		wrong.URL, wrong.Password = canonical, fmt.Sprintf("wrong-password-%d", i)
+		wrong.URL, wrong.Password, wrong.Namespace = canonical, fmt.Sprintf("wrong-password-%d", i), "team-a"
 		c, _ := pool.Client(wrong)
 		for range 3 {
 			_, err := c.GetApplication(context.Background(), id)
@@ -301,7 +303,7 @@ func TestOneFailedLogonPerUser(t *testing.T) {
 	// After the backoff one unproven password is tried again: one more.
 	time.Sleep(backoff + 100*time.Millisecond)
 	wrong := platform
-	wrong.Password = "wrong-password-after"
+	wrong.Password, wrong.Namespace = "wrong-password-after", "team-a"
 	c, _ := pool.Client(wrong)
 	_, _ = c.GetApplication(context.Background(), id)
 	_, _ = c.GetApplication(context.Background(), id)
@@ -321,5 +323,48 @@ func TestOneFailedLogonPerUser(t *testing.T) {
 	c, _ = pool.Client(rotated)
 	if _, err := c.GetApplication(context.Background(), id); err != nil {
 		t.Errorf("the new password after a change in IAS: %v, want it tried at once", err)
+	}
+}
+
+// TestPlatformLogonsNeverHeldByANamespace: the platform's password is tried at
+// once in a new process even when a namespace's wrong password for the same
+// user was rejected first, and after a rotation whose stale password IAS
+// rejected: nothing a namespace does, and no restart, holds the platform back.
+func TestPlatformLogonsNeverHeldByANamespace(t *testing.T) {
+	sim, err := iassim.New(iassim.Options{RateLimit: -1, Password: "right-password"}).Serve("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	id := sim.AddApp(iassim.App{Name: "runtime-x"})
+	// A new process: nothing is proven yet.
+	pool := ias.NewPool(ias.PoolOptions{LogonBackoff: time.Hour})
+	platform := ias.Tenant{URL: sim.URL, Username: "admin", Password: "right-password", QPS: 100, Burst: 10}
+
+	neighbour := platform
+	neighbour.Password, neighbour.Namespace = "guessed", "tenant-b"
+	c, _ := pool.Client(neighbour)
+	if _, err := c.GetApplication(context.Background(), id); err == nil {
+		t.Fatal("the neighbour's wrong password was accepted")
+	}
+	good, _ := pool.Client(platform)
+	if _, err := good.GetApplication(context.Background(), id); err != nil {
+		t.Fatalf("the platform's password after a namespace's rejection: %v, want it tried at once", err)
+	}
+
+	// Another new process, after a rotation: the stale password of one
+	// ClusterProviderConfig is rejected, the new one of another is tried at once.
+	pool = ias.NewPool(ias.PoolOptions{LogonBackoff: time.Hour})
+	sim.SetCredentials("admin", "rotated-password")
+	if c, _ := pool.Client(platform); c != nil {
+		if _, err := c.GetApplication(context.Background(), id); err == nil {
+			t.Fatal("the stale password was accepted")
+		}
+	}
+	rotated := platform
+	rotated.Password = "rotated-password"
+	c, _ = pool.Client(rotated)
+	if _, err := c.GetApplication(context.Background(), id); err != nil {
+		t.Errorf("the platform's new password after its stale one was rejected: %v, want it tried at once", err)
 	}
 }

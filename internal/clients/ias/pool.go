@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,10 @@ type Tenant struct {
 	// QPS and Burst size the tenant's token bucket.
 	QPS   int
 	Burst int
+	// Namespace is the namespace of the ProviderConfig these come from; empty
+	// for a ClusterProviderConfig, the platform's. Failed logons are counted
+	// per namespace (see userLogons).
+	Namespace string
 }
 
 // digest identifies the credentials and CA without revealing them.
@@ -73,8 +78,9 @@ type PoolOptions struct {
 	// MaxPages bounds a listing of a tenant not yet listed whole; default
 	// DefaultMaxPages.
 	MaxPages int
-	// LogonBackoff is how long after IAS rejected a password of a user no
-	// other password of the user that IAS has not accepted yet is tried;
+	// LogonBackoff is how long after IAS rejected a password of a user from a
+	// namespace no other password of the user that IAS has not accepted yet
+	// is tried from that namespace;
 	// default breaker.DefaultRejectedDelay.
 	LogonBackoff time.Duration
 }
@@ -124,7 +130,8 @@ type Pool struct {
 
 	mu    sync.Mutex
 	gates map[string]*tenantGate
-	// users count failed logons per tenant URL and username (userLogons).
+	// users count failed logons per tenant, username and namespace
+	// (userLogons).
 	users      map[userKey]*userLogons
 	states     map[string]*tenantState
 	lastSweep  time.Time
@@ -210,8 +217,9 @@ func NewPool(o PoolOptions) *Pool {
 	return &Pool{opts: o, gates: map[string]*tenantGate{}, users: map[userKey]*userLogons{}, states: map[string]*tenantState{}}
 }
 
-// userKey names a technical user of a tenant.
-type userKey struct{ url, username string }
+// userKey names a technical user of a tenant (TenantID), as the configs of
+// one namespace, or the platform's (namespace ""), use it.
+type userKey struct{ tenant, username, namespace string }
 
 // passwordLogon returns how calls with t's password are counted among its
 // user's logons; nil for a certificate logon. The caller holds p.mu.
@@ -219,10 +227,10 @@ func (p *Pool) passwordLogonLocked(t Tenant) *passwordLogon {
 	if t.Username == "" || t.Password == "" {
 		return nil
 	}
-	k := userKey{t.URL, t.Username}
+	k := userKey{TenantID(t.URL), strings.ToLower(t.Username), t.Namespace}
 	u, ok := p.users[k]
 	if !ok {
-		u = &userLogons{url: t.URL, username: t.Username, backoff: p.opts.LogonBackoff}
+		u = &userLogons{url: t.URL, username: t.Username, backoff: p.opts.LogonBackoff, platform: t.Namespace == ""}
 		p.users[k] = u
 	}
 	sum := sha256.Sum256([]byte(t.Password))
@@ -259,10 +267,11 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 	now := time.Now()
 	p.mu.Lock()
 	p.sweepLocked(now)
-	gate, ok := p.gates[t.URL]
+	id := TenantID(t.URL)
+	gate, ok := p.gates[id]
 	if !ok {
 		gate = &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(p.opts.TenantQPS), p.opts.TenantBurst)}
-		p.gates[t.URL] = gate
+		p.gates[id] = gate
 	}
 	logon := p.passwordLogonLocked(t)
 	st, ok := p.states[key]
@@ -296,6 +305,7 @@ func (p *Pool) sweepLocked(now time.Time) {
 		return
 	}
 	p.lastSweep = now
+	inUse := map[*tenantGate]bool{}
 	for k, st := range p.states {
 		if now.Sub(time.Unix(0, st.lastUsed.Load())) > p.opts.IdleAfter {
 			delete(p.states, k)
@@ -304,6 +314,18 @@ func (p *Pool) sweepLocked(now time.Time) {
 				st.http.CloseIdleConnections()
 			}
 			st.mu.Unlock()
+			continue
+		}
+		inUse[st.gate] = true
+	}
+	for k, g := range p.gates {
+		if !inUse[g] && !g.paused(now) {
+			delete(p.gates, k)
+		}
+	}
+	for k, u := range p.users {
+		if u.idle(now, p.opts.IdleAfter) {
+			delete(p.users, k)
 		}
 	}
 }

@@ -31,6 +31,9 @@ func TestValidateURL(t *testing.T) {
 		"upper case":             {reason: "scheme and host are lower-cased", in: "HTTPS://Tenant.Accounts.OnDemand.COM", want: "https://tenant.accounts.ondemand.com"},
 		"trailing dot":           {reason: "a fully qualified host's trailing dot is dropped", in: "https://tenant.accounts.ondemand.com./", want: "https://tenant.accounts.ondemand.com"},
 		"all at once":            {reason: "the rules combine", in: "HTTPS://TENANT.accounts.ondemand.com.:443/", want: "https://tenant.accounts.ondemand.com"},
+		"port zeros":             {reason: "a port with leading zeros is the default port", in: "https://tenant.accounts.ondemand.com:0443", want: "https://tenant.accounts.ondemand.com"},
+		"other port zeros":       {reason: "and another port is read as its number", in: "https://tenant.accounts.ondemand.com:08443", want: "https://tenant.accounts.ondemand.com:8443"},
+		"port out of range":      {reason: "a port beyond 65535 names no server", in: "https://tenant:65536", err: errors.New(errURLInvalid)},
 		"other port kept":        {reason: "another port is part of the tenant", in: "https://tenant.accounts.ondemand.com:8443", want: "https://tenant.accounts.ondemand.com:8443"},
 		"http default port":      {reason: "http's default port is dropped as well", in: "http://LOCALHOST:80", want: "http://localhost"},
 		"http remote":            {reason: "plain http to a remote host would send the credentials in the clear", in: "http://tenant.accounts.ondemand.com", err: errors.Errorf(errURLRemoteHTTP, "tenant.accounts.ondemand.com")},
@@ -52,6 +55,29 @@ func TestValidateURL(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("%s\nValidateURL(%q) = %q, want %q", tc.reason, tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTenantID(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		in     string
+		want   string
+	}{
+		"ondemand":          {reason: "a tenant under its first host name is itself", in: "https://t1.accounts.ondemand.com", want: "https://t1.accounts.ondemand.com"},
+		"cloud.sap":         {reason: "the tenant's other host name is the same tenant", in: "https://t1.accounts.cloud.sap", want: "https://t1.accounts.ondemand.com"},
+		"test tenant":       {reason: "so for test tenants", in: "https://t1.accounts400.cloud.sap", want: "https://t1.accounts400.ondemand.com"},
+		"port kept":         {reason: "another port stays part of it", in: "https://t1.accounts.cloud.sap:8443", want: "https://t1.accounts.ondemand.com:8443"},
+		"custom domain":     {reason: "a host under no known domain is a tenant of its own", in: "https://login.example.com", want: "https://login.example.com"},
+		"bare domain":       {reason: "the domain alone names no tenant", in: "https://accounts.cloud.sap", want: "https://accounts.cloud.sap"},
+		"ipv6 without port": {reason: "an IPv6 host keeps its brackets", in: "http://[::1]", want: "http://[::1]"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := TenantID(tc.in); got != tc.want {
+				t.Errorf("%s\nTenantID(%q) = %q, want %q", tc.reason, tc.in, got, tc.want)
 			}
 		})
 	}

@@ -54,6 +54,13 @@ func (g *tenantGate) outlastPause(ctx context.Context) error {
 	}
 }
 
+// paused tells whether a 429's pause still holds.
+func (g *tenantGate) paused(now time.Time) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return now.Before(g.blockedUntil)
+}
+
 func (g *tenantGate) blockFor(d time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

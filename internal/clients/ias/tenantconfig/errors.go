@@ -14,6 +14,10 @@ const (
 	errNoRef = "no providerConfigRef is set"
 	// ErrNotAdmitted: the config, the resource's namespace, what it admits.
 	ErrNotAdmitted = "ClusterProviderConfig %s does not admit managed resources of namespace %s: it admits %s; nothing is sent to IAS"
+	// ErrPlatformUser: the Secret.
+	ErrPlatformUser = "%s names a technical user that a ClusterProviderConfig logs on as at the same IAS tenant: a namespace's ProviderConfig may not log on as a platform user, since IAS counts every failed logon toward locking that user; nothing is sent to IAS"
+	// errListPlatform: reading the ClusterProviderConfigs failed.
+	errListPlatform = "cannot read the ClusterProviderConfigs to check that this ProviderConfig does not log on as a platform user"
 	// errSelector: the config.
 	errSelector = "spec.namespaceSelector of ClusterProviderConfig %s"
 	// errKind: the reference's kind.

@@ -81,6 +81,8 @@ func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.
 		settings v1alpha1.TenantSettings
 		what     string
 		from     kclient.Object
+		// namespace of a ProviderConfig; empty for the platform's configs.
+		namespace string
 	)
 	switch ref.Kind {
 	case v1alpha1.ProviderConfigKind:
@@ -93,7 +95,7 @@ func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.
 		if r := pc.Spec.CABundleSecretRef; r != nil {
 			ca, caKey = &types.NamespacedName{Namespace: pc.Namespace, Name: r.Name}, r.Key
 		}
-		settings, from = pc.Spec.TenantSettings, pc
+		settings, from, namespace = pc.Spec.TenantSettings, pc, pc.Namespace
 	case v1alpha1.ClusterProviderConfigKind, "":
 		pc := &v1alpha1.ClusterProviderConfig{}
 		what = "ClusterProviderConfig " + ref.Name
@@ -116,7 +118,7 @@ func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.
 	if err != nil {
 		return Resolved{}, err
 	}
-	t := ias.Tenant{QPS: DefaultQPS, Burst: DefaultBurst, URL: strings.TrimSpace(string(data[KeyURL]))}
+	t := ias.Tenant{QPS: DefaultQPS, Burst: DefaultBurst, URL: strings.TrimSpace(string(data[KeyURL])), Namespace: namespace}
 	if t.URL == "" {
 		return Resolved{}, errors.Errorf(errNoKey, secretOf("credentials", secret, what), KeyURL)
 	}
@@ -125,6 +127,11 @@ func (r Resolver) Resolve(ctx context.Context, kube kclient.Reader, mg resource.
 	}
 	if t.URL, err = ias.ValidateURL(t.URL, r.PlainHTTPLoopback); err != nil {
 		return Resolved{}, errors.Wrapf(err, errURL, secretOf("credentials", secret, what))
+	}
+	if namespace != "" && t.Username != "" {
+		if err := r.notPlatformUser(ctx, kube, t, secretOf("credentials", secret, what)); err != nil {
+			return Resolved{}, err
+		}
 	}
 	if ca != nil {
 		cd, err := secretData(ctx, kube, what, "CA bundle", *ca)

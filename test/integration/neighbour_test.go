@@ -1,0 +1,115 @@
+package integration
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+)
+
+// platformConfig is a ClusterProviderConfig with tn's credentials that admits
+// tn's namespace, and a constructor of IASApplications that use it.
+func platformConfig(t *testing.T, tn *tenant) (*v1alpha1.ClusterProviderConfig, func(name string) *iasv1alpha1.IASApplication) {
+	t.Helper()
+	cpc := &v1alpha1.ClusterProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "platform-" + tn.ns},
+		Spec: v1alpha1.ClusterProviderConfigSpec{
+			Credentials: v1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.SecretReference{Name: tn.secret, Namespace: tn.ns}},
+			Namespaces:  []string{tn.ns},
+		},
+	}
+	NewWithT(t).Expect(k8s.Create(ctx, cpc)).To(Succeed())
+	t.Cleanup(func() { _ = k8s.Delete(ctx, cpc) })
+	return cpc, func(name string) *iasv1alpha1.IASApplication {
+		a := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tn.ns}}
+		a.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: cpc.Name})
+		a.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: name + "-creds"})
+		return a
+	}
+}
+
+// failedLogons counts the 401s a simulated tenant answered.
+func failedLogons(sim *iassim.Running) int {
+	n := 0
+	for _, r := range sim.Requests() {
+		if r.Status == 401 {
+			n++
+		}
+	}
+	return n
+}
+
+// testNeighbourNeverHoldsThePlatformsLogons: a namespace's ProviderConfigs
+// with the platform's username and wrong passwords, the tenant URL written
+// with its port in leading zeros, upper case and a trailing slash, are refused
+// before any call: IAS sees no failed logon, and the platform's new resources
+// become Ready as before. Then the platform's password is rotated in IAS: its
+// stale password is rejected once and the new one, written into the Secret,
+// is used at once.
+func testNeighbourNeverHoldsThePlatformsLogons(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	platform := newTenant(t, newNamespace(t), iassim.Options{})
+	_, onPlatform := platformConfig(t, platform)
+	first := onPlatform("runtime-platform-0")
+	g.Expect(k8s.Create(ctx, first)).To(Succeed())
+	waitReady(t, first)
+
+	tenantB := newNamespace(t)
+	host, port, _ := strings.Cut(strings.TrimPrefix(platform.sim.URL, "http://"), ":")
+	spellings := []string{platform.sim.URL, "http://" + host + ":00" + port, strings.ToUpper(platform.sim.URL) + "/", "http://" + host + ":" + port + "/"}
+	var hostile []*iasv1alpha1.IASApplication
+	for i, url := range spellings {
+		name := fmt.Sprintf("ias-guess-%d", i)
+		password := fmt.Sprintf("guess-%d-%s", i, platform.password)
+		secrets.add(nil, password)
+		g.Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tenantB},
+			StringData: map[string]string{"username": strings.ToUpper(platform.username), "password": password, "url": url}})).To(Succeed())
+		g.Expect(k8s.Create(ctx, &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tenantB},
+			Spec: v1alpha1.ProviderConfigSpec{Credentials: v1alpha1.LocalCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: xpv2.LocalSecretReference{Name: name}}}})).To(Succeed())
+		a := &iasv1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "runtime-guess-" + name, Namespace: tenantB}}
+		a.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: v1alpha1.ProviderConfigKind, Name: name})
+		g.Expect(k8s.Create(ctx, a)).To(Succeed())
+		hostile = append(hostile, a)
+	}
+	for _, a := range hostile {
+		expectSyncedFalse(t, a, "may not log on as a platform user")
+	}
+	start := time.Now()
+	next := onPlatform("runtime-platform-1")
+	g.Expect(k8s.Create(ctx, next)).To(Succeed())
+	waitReadyWithin(t, next, 15*time.Second)
+	t.Logf("a new platform resource Ready %v after its creation, beside the neighbour", time.Since(start))
+	g.Expect(failedLogons(platform.sim)).To(BeZero(), "failed logons of the platform's user")
+
+	// A rotation: IAS takes the new password first, the Secret follows.
+	rotated := "rotated-" + platform.password
+	secrets.add(nil, rotated)
+	platform.sim.SetCredentials(platform.username, rotated)
+	stale := onPlatform("runtime-platform-stale")
+	g.Expect(k8s.Create(ctx, stale)).To(Succeed())
+	expectSyncedFalse(t, stale, "rejected the credentials")
+	platform.writeCreds(t, map[string]string{"username": platform.username, "password": rotated, "url": platform.sim.URL})
+	start = time.Now()
+	waitReadyWithin(t, stale, 45*time.Second)
+	t.Logf("the platform's resource Ready %v after the rotated password was written", time.Since(start))
+	g.Expect(failedLogons(platform.sim)).To(Equal(1), "failed logons of the platform's user: the stale password once")
+}
+
+// waitReadyWithin waits for a resource to be Ready, failing after d.
+func waitReadyWithin(t *testing.T, a managedObject, d time.Duration) {
+	t.Helper()
+	NewWithT(t).Eventually(func(g Gomega) {
+		st, msg := condition(g, a, xpv2.TypeReady)
+		g.Expect(st).To(Equal(corev1.ConditionTrue), msg)
+	}, d, 100*time.Millisecond).Should(Succeed(), "%s not Ready within %v", a.GetName(), d)
+}
