@@ -1,7 +1,10 @@
 package integration
 
 import (
+	"encoding/pem"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -112,4 +115,60 @@ func waitReadyWithin(t *testing.T, a managedObject, d time.Duration) {
 		st, msg := condition(g, a, xpv2.TypeReady)
 		g.Expect(st).To(Equal(corev1.ConditionTrue), msg)
 	}, d, 100*time.Millisecond).Should(Succeed(), "%s not Ready within %v", a.GetName(), d)
+}
+
+// testThrottlingNeighbours: 20 namespaces whose IAS tenants answer every call
+// with 429 and Retry-After of an hour, and 20 whose runtimes' API servers do
+// the same, cost the platform nothing measurable: a new IASApplication and a
+// new RuntimeSecret of another namespace become Ready within seconds, while
+// each throttling resource says what its target did.
+func testThrottlingNeighbours(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	const neighbours = 20
+	var throttled []managedObject
+	for i := range neighbours {
+		tn := newTenant(t, newNamespace(t), iassim.Options{})
+		tn.sim.InjectFault(iassim.Fault{Kind: iassim.Fault429, Rate: 1, RetryAfter: time.Hour})
+		a := tn.app(fmt.Sprintf("runtime-throttled-%d", i))
+		g.Expect(k8s.Create(ctx, a)).To(Succeed())
+		throttled = append(throttled, a)
+	}
+	runtime := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Retry-After", "3600")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":429}`))
+	}))
+	defer runtime.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: runtime.Certificate().Raw})
+	for i := range neighbours {
+		ns, id := newNamespace(t), fmt.Sprintf("rt-throttled-%d", i)
+		putCredentials(t, ns, "creds", id+"-client-secret-value")
+		putKubeconfig(t, ns, id, newKubeconfig(t, rtEnv, id))
+		pointAtWithCA(t, ns, id, runtime.URL, ca)
+		rs := runtimeSecret(ns, id, id, "creds")
+		g.Expect(k8s.Create(ctx, rs)).To(Succeed())
+		throttled = append(throttled, rs)
+	}
+	for _, o := range throttled {
+		expectSyncedFalse(t, o, "HTTP 429 Too Many Requests")
+	}
+
+	platform := newTenant(t, newNamespace(t), iassim.Options{})
+	start := time.Now()
+	app := platform.app("runtime-beside-throttling")
+	g.Expect(k8s.Create(ctx, app)).To(Succeed())
+	waitReadyWithin(t, app, 10*time.Second)
+	t.Logf("a new IASApplication Ready %v after its creation, beside %d throttling tenants", time.Since(start), neighbours)
+
+	ns, id := newNamespace(t), "rt-beside-throttling"
+	newRuntimeNamespace(t, rt, ns)
+	putCredentials(t, ns, "creds", id+"-client-secret-value")
+	putKubeconfig(t, ns, id, newKubeconfig(t, rtEnv, id))
+	start = time.Now()
+	rs := runtimeSecret(ns, id, id, "creds")
+	g.Expect(k8s.Create(ctx, rs)).To(Succeed())
+	waitReadyWithin(t, rs, 10*time.Second)
+	t.Logf("a new RuntimeSecret Ready %v after its creation, beside %d throttling runtimes", time.Since(start), neighbours)
 }

@@ -48,6 +48,7 @@ func TestProvider(t *testing.T) {
 			t.Run("TenantSharedApart", testTenantSharedApart)
 			t.Run("HostileAnswers", testHostileAnswers)
 			t.Run("NeighbourNeverHoldsThePlatformsLogons", testNeighbourNeverHoldsThePlatformsLogons)
+			t.Run("ThrottlingNeighbours", testThrottlingNeighbours)
 		})
 		t.Run("RuntimeSecret", func(t *testing.T) {
 			t.Run("ApplicationRefDriftAndRotation", testRuntimeWithApplicationRef)

@@ -73,6 +73,19 @@ func (e *Error) Error() string {
 // followed: requests carry credentials meant for the target alone.
 var ErrRedirect = errors.New("redirect, not followed")
 
+// ThrottledError is a target that asked for a pause (HTTP 429 with
+// Retry-After) longer than a call waits, or answered 429 again and again. It
+// is a failure of the target: its circuit opens, so that no worker sleeps on
+// a target that throttles for good, and the calls to it fail fast.
+type ThrottledError struct {
+	// RetryAfter is the pause the target asked for.
+	RetryAfter time.Duration
+}
+
+func (e *ThrottledError) Error() string {
+	return fmt.Sprintf("HTTP 429 Too Many Requests, asking for a pause of %v", e.RetryAfter)
+}
+
 // IsTargetFailure tells whether err is a call to a target that failed or was
 // refused because the target is failing (not because it rejected credentials).
 func IsTargetFailure(err error) bool {
@@ -110,7 +123,11 @@ func Cause(resp *http.Response, err error) string {
 		unknown x509.UnknownAuthorityError
 		recErr  tls.RecordHeaderError
 	)
+	var throttled *ThrottledError
 	switch {
+	case errors.As(err, &throttled):
+		// Without the pause: the words stay the same from one try to the next.
+		return "HTTP 429 Too Many Requests, again or with a long Retry-After"
 	case errors.Is(err, ErrRedirect):
 		return "a redirect to another address, not followed"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():

@@ -27,6 +27,17 @@ type tenantGate struct {
 	blockedUntil time.Time
 }
 
+// A 429's pause up to maxCallPause is waited out inside a call (IAS asks for a
+// second or so when the provider exceeds its rate); a longer one, or a second
+// 429 within one call, fails the call as a failure of the tenant, so that its circuit
+// opens and no worker sleeps on a tenant that throttles for good. The tenant's
+// pause is held at most maxTenantPause, whatever Retry-After says.
+const (
+	maxCallPause   = 2 * time.Second
+	maxTenantPause = time.Minute
+	max429InACall  = 2
+)
+
 func (g *tenantGate) wait(ctx context.Context) error {
 	if err := g.outlastPause(ctx); err != nil {
 		return err
@@ -39,7 +50,8 @@ func (g *tenantGate) wait(ctx context.Context) error {
 }
 
 // outlastPause sleeps until no 429's pause holds, checking again after each
-// sleep, since another 429 may have extended it meanwhile.
+// sleep, since another 429 may have extended it meanwhile; a pause longer than
+// a call waits fails the call instead (ThrottledError).
 func (g *tenantGate) outlastPause(ctx context.Context) error {
 	for {
 		g.mu.Lock()
@@ -47,6 +59,9 @@ func (g *tenantGate) outlastPause(ctx context.Context) error {
 		g.mu.Unlock()
 		if d <= 0 {
 			return nil
+		}
+		if d > maxCallPause {
+			return &breaker.ThrottledError{RetryAfter: d}
 		}
 		if err := sleep(ctx, d); err != nil {
 			return err
@@ -62,6 +77,7 @@ func (g *tenantGate) paused(now time.Time) bool {
 }
 
 func (g *tenantGate) blockFor(d time.Duration) {
+	d = min(d, maxTenantPause)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if until := time.Now().Add(d); until.After(g.blockedUntil) {
@@ -135,6 +151,7 @@ func (t *transport) attempts(req *http.Request) (*http.Response, error) {
 	idempotent := req.Method != http.MethodPost
 	// Doubling, capped, with jitter so that retries of many resources spread.
 	backoff := wait.Backoff{Duration: t.policy.baseBackoff, Factor: 2, Jitter: 0.5, Steps: t.policy.attempts, Cap: t.policy.maxBackoff}
+	throttled := 0
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		if own := ownLimiterFrom(req.Context()); own != nil {
@@ -158,6 +175,11 @@ func (t *transport) attempts(req *http.Request) (*http.Response, error) {
 			retry = true
 			retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
 			t.gate.blockFor(retryAfter)
+			if throttled++; retryAfter > maxCallPause || throttled >= max429InACall || last {
+				drain(resp)
+				cancel()
+				return nil, &breaker.ThrottledError{RetryAfter: retryAfter}
+			}
 		case resp.StatusCode >= 500:
 			retry = idempotent
 		}
@@ -173,14 +195,20 @@ func (t *transport) attempts(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		if resp != nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-			_ = resp.Body.Close()
+			drain(resp)
 		}
 		cancel()
 		if err := sleep(req.Context(), max(retryAfter, backoff.Step())); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// drain reads a little of an answer not used and closes it, so that its
+// connection may serve again.
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	_ = resp.Body.Close()
 }
 
 func (t *transport) send(req *http.Request, op string) (*http.Response, context.CancelFunc, error) {

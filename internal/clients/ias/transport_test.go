@@ -190,3 +190,63 @@ func TestRetryAfterHoldsCallsInTheBucket(t *testing.T) {
 		})
 	}
 }
+
+// TestNoWorkerWaitsOnATenantsPause: a tenant that answers 429 with a pause of
+// an hour, or 429 again and again, costs a call no sleep: the call fails as a
+// failure of the tenant, the tenant's circuit opens, and later calls fail
+// fast without a request, instead of parking the workers.
+func TestNoWorkerWaitsOnATenantsPause(t *testing.T) {
+	cases := map[string]struct {
+		reason     string
+		retryAfter string
+		wantCalls  int32
+	}{
+		"an hour":          {reason: "a Retry-After of an hour is not waited out", retryAfter: "3600", wantCalls: 1},
+		"a second, always": {reason: "a short pause is waited once; a second 429 in the call fails it", retryAfter: "1", wantCalls: 2},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				calls.Add(1)
+				w.Header().Set("Retry-After", tc.retryAfter)
+				w.WriteHeader(http.StatusTooManyRequests)
+			}))
+			defer srv.Close()
+			gate := &tenantGate{url: srv.URL, limiter: rate.NewLimiter(rate.Inf, 1)}
+			tr := &transport{next: http.DefaultTransport, metrics: NewMetrics(nil), gate: gate,
+				guard:  NewBreakers(0, nil).Guard(srv.URL, srv.URL),
+				policy: retryPolicy{attempts: 5, baseBackoff: time.Millisecond, maxBackoff: 5 * time.Millisecond, timeout: 5 * time.Second}}
+			call := func() error {
+				req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL+"/Applications/v1/", nil)
+				resp, err := tr.RoundTrip(req)
+				if err == nil {
+					_ = resp.Body.Close()
+				}
+				return err
+			}
+			start := time.Now()
+			err := call()
+			if err == nil || !strings.Contains(err.Error(), "HTTP 429 Too Many Requests") {
+				t.Fatalf("%s\ngot %v, want the call failed on the tenant's 429", tc.reason, err)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("%s\nthe call took %v", tc.reason, d)
+			}
+			start = time.Now()
+			if err := call(); err == nil || !strings.Contains(err.Error(), "calls fail fast") {
+				t.Errorf("%s\nthe next call: %v, want it refused by the open circuit", tc.reason, err)
+			}
+			if d := time.Since(start); d > 100*time.Millisecond {
+				t.Errorf("%s\nthe next call took %v", tc.reason, d)
+			}
+			if n := calls.Load(); n != tc.wantCalls {
+				t.Errorf("%s\nthe tenant got %d requests, want %d", tc.reason, n, tc.wantCalls)
+			}
+			if gate.paused(time.Now().Add(maxTenantPause + time.Second)) {
+				t.Errorf("%s\nthe tenant's pause outlasts %v", tc.reason, maxTenantPause)
+			}
+		})
+	}
+}

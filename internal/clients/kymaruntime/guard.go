@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/bodyctx"
@@ -47,7 +48,8 @@ const MaxAnswerBytes = 4 << 20
 var errAnswerTooLarge = fmt.Errorf("the runtime's answer is larger than %d MiB and was not read", MaxAnswerBytes>>20)
 
 // guard sends each request through the runtime's circuit, with a timeout,
-// refuses to follow redirects and bounds the answers it reads.
+// refuses to follow redirects, counts a 429 as a failure and bounds the
+// answers it reads.
 type guard struct {
 	next    http.RoundTripper
 	call    breaker.Guard
@@ -71,6 +73,18 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 			cancel()
 			return nil, breaker.ErrRedirect
 		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			// A failure of the runtime, for its circuit: the API server's
+			// Retry-After is not waited out by a worker.
+			after, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+			_ = resp.Body.Close()
+			cancel()
+			return nil, &breaker.ThrottledError{RetryAfter: time.Duration(after) * time.Second}
+		}
+		// client-go sleeps for a 5xx's Retry-After and sends again, outside
+		// the call's timeout and beside the circuit: the circuit decides when
+		// the runtime is called again, so client-go never sees one.
+		resp.Header.Del("Retry-After")
 		if err := bodyctx.Bound(resp, MaxAnswerBytes, cancel, func() error { return errAnswerTooLarge }); err != nil {
 			return nil, err
 		}
