@@ -74,6 +74,10 @@ func testPlatformCredentialsWhereAdmitted(t *testing.T) {
 	}
 	g.Consistently(func(g Gomega) {
 		g.Expect(requests(platform.sim)).To(Equal(before), "a resource of a namespace the config does not admit called IAS")
+		// A usage would keep the platform's config from being deleted.
+		usages := &v1alpha1.ProviderConfigUsageList{}
+		g.Expect(k8s.List(ctx, usages, client.InNamespace(tenantB))).To(Succeed())
+		g.Expect(usages.Items).To(BeEmpty(), "a namespace the config does not admit holds a usage of it")
 	}, 2*poll, 200*time.Millisecond).Should(Succeed())
 	for _, intruder := range []*iasv1alpha1.IASApplication{byName, retiring} {
 		g.Expect(k8s.Delete(ctx, intruder)).To(Succeed())

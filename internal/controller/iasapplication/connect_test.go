@@ -66,6 +66,8 @@ func TestConnect(t *testing.T) {
 		"UsageNotTracked": {
 			reason: "a ProviderConfig whose use is not tracked could be deleted under the resource",
 			usage:  resource.ModernTrackerFn(func(context.Context, resource.ModernManaged) error { return errBoom }),
+			get:    config,
+			pool:   &tenantClients{client: &fakeIAS{}},
 			err:    errors.Wrap(errBoom, errTrackUsage),
 		},
 		"ProviderConfigUnreadable": {
@@ -74,7 +76,8 @@ func TestConnect(t *testing.T) {
 			err:    errors.Wrapf(errBoom, tenantconfig.ErrGet, "ClusterProviderConfig default"),
 		},
 		"NamespaceNotAdmitted": {
-			reason: "a namespace the ClusterProviderConfig does not admit gets nothing of the platform's credentials, and the error says how to admit it",
+			reason: "a namespace the ClusterProviderConfig does not admit gets nothing of the platform's credentials, and the error says how to admit it; no usage is recorded, which would keep the platform's config from being deleted",
+			usage:  resource.ModernTrackerFn(func(context.Context, resource.ModernManaged) error { return errBoom }),
 			get:    config,
 			pool:   &tenantClients{client: &fakeIAS{}},
 			kyma:   "kcp-system",

@@ -95,12 +95,15 @@ type connector struct {
 }
 
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (managed.TypedExternalClient[*v1alpha1.IASApplication], error) {
-	if err := c.usage.Track(ctx, cr); err != nil {
-		return nil, errors.Wrap(err, errTrackUsage)
-	}
+	// Resolved first: a usage is recorded only where the config admits the
+	// resource, so that no namespace can hold the platform's config from
+	// being deleted by naming it.
 	cfg, err := c.providerConfigs.Resolve(ctx, c.kube, cr)
 	if err != nil {
 		return nil, err
+	}
+	if err := c.usage.Track(ctx, cr); err != nil {
+		return nil, errors.Wrap(err, errTrackUsage)
 	}
 	cl, err := c.tenantClients.Client(cfg.Tenant)
 	if err != nil {
