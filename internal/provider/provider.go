@@ -151,7 +151,8 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 			ProviderConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(clientCerts), KymaNamespace: s.KymaNamespace,
 				PlainHTTPLoopback: s.TestPlainHTTPLoopback},
 			ListSettle: s.IASListSettle, InventoryAge: d.inventoryAge, SecretCheck: s.IASSecretCheck,
-			SecretMetrics: secretmetrics.New(p.Metrics)}.Defaulted(),
+			SecretMetrics: secretmetrics.New(p.Metrics),
+			NameClaims:    kube.NameClaims{Writer: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: claimNamespace(s)}}.Defaulted(),
 		RuntimeSecret: runtimeSecretConfig(s, out),
 		KymaBridge:    kymabridge.Config{Enabled: s.KymaBridge, Resync: d.bridgeResync, CompositePoll: s.CompositePoll, Workers: d.workers},
 	}

@@ -92,6 +92,16 @@ func handOnKey(ctx context.Context, r client.Reader, w client.Writer, ns string)
 	return nil, fmt.Errorf("Secret %s, the runtime-watcher hand-on key, holds no key of 32 bytes", key)
 }
 
+// claimNamespace is where app name claims are kept: beside the leader
+// election Lease, in a namespace only the platform writes; outside a cluster
+// without --leader-election-namespace, the Kyma namespace.
+func claimNamespace(s Settings) string {
+	if ns, err := leaseNamespace(s); err == nil {
+		return ns
+	}
+	return s.KymaNamespace
+}
+
 // leaseNamespace is where leader election keeps its Lease: the flag, else
 // the pod's namespace, as controller-runtime finds it.
 func leaseNamespace(s Settings) (string, error) {

@@ -287,3 +287,34 @@ func testSecretDeletedInIAS(t *testing.T) {
 	}, secretCheck+2*poll+10*time.Second, 200*time.Millisecond).Should(Succeed())
 	waitReady(t, a)
 }
+
+// testTwoResourcesOneNameWhileListsLag: two resources of one namespace name
+// one app while IAS lists new apps 10 s late. The first to claim the name
+// makes the app; the other makes none and says who claims the name, also
+// once IAS lists the app (then naming its owner).
+func testTwoResourcesOneNameWhileListsLag(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{ListLag: 10 * time.Second})
+	a, b := tn.app("runtime-one-name-a"), tn.app("runtime-one-name-b")
+	a.Spec.ForProvider.Name, b.Spec.ForProvider.Name = "runtime-one-name", "runtime-one-name"
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	g.Expect(k8s.Create(ctx, b)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		ready := 0
+		for _, o := range []*iasv1alpha1.IASApplication{a, b} {
+			if st, _ := condition(g, o, xpv2.TypeReady); st == corev1.ConditionTrue {
+				ready++
+			}
+		}
+		g.Expect(ready).To(Equal(1))
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	winner, loser := a, b
+	if st, _ := condition(g, b, xpv2.TypeReady); st == corev1.ConditionTrue {
+		winner, loser = b, a
+	}
+	expectSyncedFalse(t, loser, "is claimed by IASApplication "+winner.Namespace+"/"+winner.Name)
+	g.Consistently(func() []iassim.App { return tn.sim.AppsNamed("runtime-one-name") }, 15*time.Second, 500*time.Millisecond).Should(HaveLen(1))
+	g.Expect(tn.sim.Stats().Count(operation.CreateApplication, 0)).To(Equal(1), "creates of the one name")
+	expectSyncedFalse(t, loser, "belongs to IASApplication "+winner.Namespace+"/"+winner.Name)
+}

@@ -235,6 +235,8 @@ func settings() provider.Settings {
 	// The simulators and some runtimes of the scenarios answer plain http
 	// on loopback.
 	s.TestPlainHTTPLoopback = true
+	// App name claims live beside the leader election Lease.
+	s.LeaderElectionNamespace = "default"
 	return s
 }
 

@@ -35,6 +35,7 @@ func TestProvider(t *testing.T) {
 			t.Run("LostCreateAnswerWithListLag", testLostCreateAnswerWithListLag)
 			t.Run("CrashAfterAppStored", testCrashAfterAppStored)
 			t.Run("LateListedDuplicate", testLateListedDuplicate)
+			t.Run("TwoResourcesOneNameWhileListsLag", testTwoResourcesOneNameWhileListsLag)
 			t.Run("TwoAppsOfThisProvider", testTwoOwnApps)
 			t.Run("SecretDeletedInIAS", testSecretDeletedInIAS)
 			t.Run("TenantHangsThenRecovers", testTenantHangsThenRecovers)

@@ -28,6 +28,8 @@ type Config struct {
 	ProviderConfigs tenantconfig.Resolver
 	// SecretMetrics exports the published client secrets' state; nil: none.
 	SecretMetrics *secretmetrics.Metrics
+	// NameClaims claims app names before a create or a rename; nil: none.
+	NameClaims NameClaims
 }
 
 // Defaulted fills in what is unset. Package provider bounds the inventory's

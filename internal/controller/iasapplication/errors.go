@@ -10,6 +10,14 @@ import (
 // expect from the same constants. An app is named as appIDName names it.
 const (
 	errTrackUsage = "cannot track ProviderConfig usage"
+	// errNameClaimed: the app name, the claimant (namespace/name).
+	errNameClaimed = "IAS application name %q is claimed by IASApplication %s, which creates or renames an application of that name: a name holds one application, so this resource makes none; give it another forProvider.name, or delete the other"
+	// errClaimName: the app name.
+	errClaimName = "cannot claim IAS application name %q"
+	// errGetClaimant: the claimant.
+	errGetClaimant = "cannot get IASApplication %s, which claims the name"
+	// errRenameTaken: the other apps' IDs, the name.
+	errRenameTaken = "IAS application(s) %s already carry the name %q: this resource's application is not renamed to it, since a name holds one application; choose another forProvider.name, or remove the other in IAS"
 	// errNotCharged: the app, its meta.type.
 	errNotCharged = "IAS application %s is of type %q, not a customer-created (charged) application; the provider never manages it"
 	// errNotFoundYet: IAS application ID, when its create succeeded.

@@ -51,6 +51,8 @@ type shared struct {
 	secretCheck time.Duration
 	// secretMetrics counts rotations; nil counts nothing.
 	secretMetrics *secretmetrics.Metrics
+	// names claims app names before a create or a rename; nil claims none.
+	names NameClaims
 }
 
 // TenantClients hands out IAS clients per tenant, each reading its tenant's
@@ -118,7 +120,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 	}
 	c.reportCertificate(cfg, time.Now())
 	return &external{shared: c.shared, ias: cl, globalAccount: cfg.GlobalAccount, globalAccountFromKyma: cfg.GlobalAccountFromKymaLabel,
-		rotation: lifetimeOf(cfg.SecretRotation), now: time.Now}, nil
+		rotation: lifetimeOf(cfg.SecretRotation), nameScope: nameScope(cfg.Tenant), now: time.Now}, nil
 }
 
 // checkCertsURL says, in a condition and an event, when the tenant's certs URL
@@ -163,12 +165,18 @@ type external struct {
 	globalAccountFromKyma bool
 	// rotation is the ProviderConfig's secretRotation.
 	rotation secretLifetime
-	now      func() time.Time
+	// nameScope prefixes the keys of this resource's name claims (nameScope).
+	nameScope string
+	now       func() time.Time
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
 	if meta.WasDeleted(cr) {
-		return e.observeDeletion(ctx, cr)
+		obs, err := e.observeDeletion(ctx, cr)
+		if err == nil && !obs.ResourceExists {
+			e.releaseName(ctx, cr)
+		}
+		return obs, err
 	}
 	if c, ok := e.recallCreate(cr); ok {
 		return e.observeCreated(ctx, cr, c)
@@ -196,6 +204,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	if err := e.take(cr, app, adopted); err != nil {
 		return managed.ExternalObservation{}, err
 	}
+	taken := adopted || takenByExternalName(cr, app)
 	endpoints, err := e.ias.Endpoints(ctx)
 	if err != nil {
 		return managed.ExternalObservation{}, err
@@ -203,7 +212,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	at := &cr.Status.AtProvider
 	at.ID, at.ClientID, at.TokenURL, at.CertsURL = app.ID, app.ClientID, endpoints.TokenURL, endpoints.CertsURL
 	e.checkCertsURL(cr, endpoints)
-	return e.observeApp(ctx, cr, app, adopted, endpoints)
+	return e.observeApp(ctx, cr, app, taken, endpoints)
 }
 
 // take checks that app is one this provider may manage and, if it was found
@@ -221,8 +230,9 @@ func (e *external) take(cr *v1alpha1.IASApplication, app *ias.Application, adopt
 
 // observeApp observes the api secrets of the resource's app: which is
 // published, whether one is due for rotation or retirement, and whether the
-// app drifted.
-func (e *external) observeApp(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, adopted bool, endpoints ias.Endpoints) (managed.ExternalObservation, error) {
+// app drifted. taken: the resource takes the app now (by name or by external
+// name), so the secrets it holds are recorded as inherited.
+func (e *external) observeApp(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, taken bool, endpoints ias.Endpoints) (managed.ExternalObservation, error) {
 	conn, err := e.connectionSecret(ctx, cr)
 	if err != nil {
 		return managed.ExternalObservation{}, err
@@ -231,7 +241,7 @@ func (e *external) observeApp(ctx context.Context, cr *v1alpha1.IASApplication, 
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	if adopted {
+	if taken {
 		inherit(cr, all)
 	}
 	st := e.secrets(cr, app, all, conn)
@@ -253,7 +263,7 @@ func (e *external) observeApp(ctx context.Context, cr *v1alpha1.IASApplication, 
 	obs := managed.ExternalObservation{
 		ResourceExists:          true,
 		ResourceUpToDate:        st.missing == "" && st.rotate == "" && len(drift(cr, app)) == 0 && len(due) == 0,
-		ResourceLateInitialized: adopted,
+		ResourceLateInitialized: taken,
 	}
 	if st.value != "" {
 		obs.ConnectionDetails = unpublished(conn, details(app.ClientID, st.value, endpoints))
@@ -295,6 +305,9 @@ func (e *external) observeCreated(ctx context.Context, cr *v1alpha1.IASApplicati
 
 func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalCreation, error) {
 	ga := e.appGlobalAccount(cr)
+	if err := e.claimName(ctx, cr, cr.AppName()); err != nil {
+		return managed.ExternalCreation{}, err
+	}
 	e.created.noteCreateSent(cr.GetUID())
 	desc := ownedDescription(ownerOf(cr))
 	id, err := e.ias.CreateApplication(ctx, ias.ApplicationSpec{Name: cr.AppName(), DisplayName: cr.AppDisplayName(), Description: desc, GlobalAccount: ga})
@@ -344,6 +357,11 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		}
 	}
 	if p := drift(cr, app); len(p) > 0 {
+		if app.Name != cr.AppName() {
+			if err := e.renameFree(ctx, cr, app); err != nil {
+				return managed.ExternalUpdate{}, err
+			}
+		}
 		if err := e.ias.PatchApplication(ctx, id, p); err != nil {
 			return managed.ExternalUpdate{}, err
 		}

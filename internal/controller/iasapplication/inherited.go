@@ -11,13 +11,28 @@ import (
 )
 
 // AnnotationInheritedSecrets lists, comma-separated, the api secrets an app
-// held when this resource took it by name (an app of eventing-auth-manager or
+// held when this resource took it, by name or by external name (an app of eventing-auth-manager or
 // made by hand, one handed over, or its own after a restore). A runtime may
 // hold any of them through a Secret this provider does not know of, so each is
 // retired, whatever its description, only once a RuntimeSecret using this
 // resource carries the resource's own secret and none waits for it; with no
 // such RuntimeSecret it stays.
 const AnnotationInheritedSecrets = "ias.eventingauth.kyma-project.io/inherited-secrets"
+
+// takenByExternalName tells whether cr takes app now by its external name,
+// set by hand or by a hand-over, rather than by name: cr's status records
+// another app or none, and app is not the one cr's own Create made (whose
+// external name comes with crossplane-runtime's create-succeeded annotation,
+// while the status that records it may have been lost to a crash).
+func takenByExternalName(cr *v1alpha1.IASApplication, app *ias.Application) bool {
+	switch at := cr.Status.AtProvider.ID; {
+	case at == app.ID:
+		return false
+	case at != "":
+		return true
+	}
+	return meta.GetExternalCreateSucceeded(cr).IsZero()
+}
 
 // inherit records the api secrets all of an app this resource has just taken.
 func inherit(cr *v1alpha1.IASApplication, all []ias.APISecret) {

@@ -88,3 +88,35 @@ func TestInheritedSecrets(t *testing.T) {
 		})
 	}
 }
+
+func TestTakenByExternalName(t *testing.T) {
+	app := &ias.Application{ID: "app-1"}
+	cases := map[string]struct {
+		reason   string
+		statusID string
+		created  bool
+		want     bool
+	}{
+		"set by hand": {reason: "an external name set before the first Observe takes the app: its secrets are inherited",
+			want: true},
+		"handed over": {reason: "an external name changed to another app (a hand-over) takes that app",
+			statusID: "app-0", want: true},
+		"observed before": {reason: "an app the status records is the resource's already",
+			statusID: "app-1"},
+		"made by its Create": {reason: "the app the resource's own Create made is no take, also when a crash lost the status",
+			created: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Name: "rt", Namespace: "kcp-system"}}
+			meta.SetExternalName(cr, app.ID)
+			cr.Status.AtProvider.ID = tc.statusID
+			if tc.created {
+				meta.SetExternalCreateSucceeded(cr, time.Now())
+			}
+			if got := takenByExternalName(cr, app); got != tc.want {
+				t.Errorf("%s\ntakenByExternalName = %v, want %v", tc.reason, got, tc.want)
+			}
+		})
+	}
+}

@@ -113,7 +113,18 @@ func observedAs(id string) func(*v1alpha1.IASApplication) {
 	return func(cr *v1alpha1.IASApplication) { cr.Status.AtProvider.ID = id }
 }
 
+// withExternalName is a resource that knows its app: the external name its
+// adoption or Create recorded, and the status of an Observe since.
 func withExternalName(id string) func(*v1alpha1.IASApplication) {
+	return func(cr *v1alpha1.IASApplication) {
+		meta.SetExternalName(cr, id)
+		cr.Status.AtProvider.ID = id
+	}
+}
+
+// externalNameByHand is an external name set by a person (or a hand-over)
+// that the resource has not observed yet.
+func externalNameByHand(id string) func(*v1alpha1.IASApplication) {
 	return func(cr *v1alpha1.IASApplication) { meta.SetExternalName(cr, id) }
 }
 
@@ -168,6 +179,8 @@ func TestObserve(t *testing.T) {
 		calls        []string
 		events       []string
 		retiring     int
+		// inherited is the annotation of inherited secrets afterwards.
+		inherited string
 	}{
 		"known UUID, secret published": {
 			reason: "the app named by its UUID holds the secret the connection Secret carries: nothing to do",
@@ -177,8 +190,14 @@ func TestObserve(t *testing.T) {
 		"no UUID, one app by name: adopted": {
 			reason: "an app of ours found by name (after a lost status) is taken, not made again",
 			w:      world{cr: newCR(), ias: oneApp(ourSecret("s1", "abcd")), conn: conn("abcd")},
-			exists: true, upToDate: true, lateInit: true, ready: corev1.ConditionTrue, externalName: appID,
+			exists: true, upToDate: true, lateInit: true, ready: corev1.ConditionTrue, externalName: appID, inherited: "s1",
 			events: []string{string(eventAdopted)},
+		},
+		"external name set by hand: the app's secrets are inherited": {
+			reason: "an app taken by its external name (by hand or a hand-over) comes with secrets a runtime may hold: they are inherited, and wait for a RuntimeSecret to carry the published one, where the resource's own older secret would retire after its grace",
+			w: world{cr: newCR(externalNameByHand(appID), publishedAgo("s2", 20*time.Minute)), ias: oneApp(ourSecret("s1", "old1"), ourSecret("s2", "abcd")),
+				conn: conn("abcd"), pending: "1 of 1 RuntimeSecrets"},
+			exists: true, upToDate: true, lateInit: true, ready: corev1.ConditionTrue, externalName: appID, inherited: "s1,s2", retiring: 1,
 		},
 		"no UUID, no app, no create sent: create": {
 			reason: "nothing in IAS and no create sent: Create makes the app",
@@ -211,7 +230,7 @@ func TestObserve(t *testing.T) {
 			w: world{cr: newCR(), conn: conn("abcd"), ias: &fakeIAS{apps: []ias.Application{
 				ourApp("old", at.Add(-time.Hour)), ourApp(appID, at.Add(-time.Minute))},
 				secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
-			exists: true, upToDate: true, lateInit: true, ready: corev1.ConditionTrue, externalName: appID,
+			exists: true, upToDate: true, lateInit: true, ready: corev1.ConditionTrue, externalName: appID, inherited: "s1",
 			calls: []string{"delete app old"}, events: []string{string(eventDeletedDuplicate), string(eventAdopted)},
 		},
 		"an app of ours and a namesake without the marker: error, nothing deleted": {
@@ -328,6 +347,9 @@ func TestObserve(t *testing.T) {
 			if got := len(cr.Status.AtProvider.Retiring); got != tc.retiring {
 				t.Errorf("%s\nstatus.atProvider.retiring has %d, want %d", tc.reason, got, tc.retiring)
 			}
+			if got := cr.GetAnnotations()[AnnotationInheritedSecrets]; got != tc.inherited {
+				t.Errorf("%s\ninherited secrets %q, want %q", tc.reason, got, tc.inherited)
+			}
 			if tc.events != nil {
 				log := e.recorder.(*fakes.Events)
 				if diff := cmp.Diff(tc.events, log.Reasons()); diff != "" {
@@ -413,6 +435,15 @@ func TestUpdate(t *testing.T) {
 				ias: &fakeIAS{apps: []ias.Application{{ID: appID, Name: "rt", DisplayName: "other", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC, Type: ias.TypeCharged, ClientID: "client-" + appID}},
 					secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
 			calls: []string{"patch " + appID + " /branding/displayName"},
+		},
+		"rename to a name another app carries: refused": {
+			reason: "a rename never takes a name another app carries: the app stays as it is and the error names the other",
+			w: world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), conn: conn("abcd"),
+				ias: &fakeIAS{apps: []ias.Application{
+					{ID: appID, Name: "old-name", DisplayName: "rt", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC, Type: ias.TypeCharged, ClientID: "client-" + appID},
+					{ID: "33333333-3333-3333-3333-333333333333", Name: "rt", Description: ownedDescription("other/rt"), Type: ias.TypeCharged}},
+					secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
+			err: errors.Errorf(errRenameTaken, "33333333-3333-3333-3333-333333333333", "rt"),
 		},
 		"connection Secret lost: a new secret published, the old one retiring, Ready at once": {
 			reason:    "IAS never shows a secret again: a new one is the only way to credentials, and the old one stays until the runtimes moved on",

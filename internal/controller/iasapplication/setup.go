@@ -61,6 +61,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 				inventoryAge:  c.InventoryAge,
 				secretCheck:   c.SecretCheck,
 				secretMetrics: c.SecretMetrics,
+				names:         c.NameClaims,
 			},
 			usage:           resource.NewProviderConfigUsageTracker(mgr.GetClient(), &apisv1alpha1.ProviderConfigUsage{}),
 			tenantClients:   c.TenantClients,
