@@ -19,6 +19,7 @@ func TestProvider(t *testing.T) {
 			t.Run("Create", testCreate)
 			t.Run("CreatedAsTheOperatorCreates", testCreatedAsTheOperatorCreates)
 			t.Run("AdoptByName", testAdopt)
+			t.Run("AdoptByExternalName", testAdoptByExternalName)
 			t.Run("TwoAppsWithTheName", testTwoApps)
 			t.Run("NonChargedApp", testNonCharged)
 			t.Run("ConnectionSecretDeleted", testConnectionSecretDeleted)

@@ -295,3 +295,29 @@ func testHostileAnswers(t *testing.T) {
 	g.Expect(count()-before).To(BeNumerically("<", 100), "endless pages read in 10 s")
 	g.Expect(strings.Contains(get(g, endless).(*iasv1alpha1.IASApplication).GetCondition(xpv2.TypeSynced).Message, "tried again later")).To(BeTrue())
 }
+
+// testAdoptByExternalName: an app of eventing-auth-manager taken by its UUID
+// (crossplane.io/external-name), not by name, records the secret it held as
+// inherited, as an adoption by name does: with no grace period and no
+// RuntimeSecret carrying the resource's own secret, the operator's secret,
+// which a runtime may hold, stays in IAS.
+func testAdoptByExternalName(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	tn := newTenant(t, newNamespace(t), iassim.Options{})
+	id := tn.sim.AddApp(iassim.App{Name: "runtime-by-uuid", DisplayName: "runtime-by-uuid",
+		Secrets: []iassim.Secret{{Description: "eventing-auth-manager", AuthorizationScopes: []string{"oAuth"}}}})
+	stored, _ := tn.sim.App(id)
+	operators := stored.Secrets[0]
+	a := tn.app("runtime-by-uuid")
+	meta.SetExternalName(a, id)
+	a.Spec.ForProvider.Secret.Description = "eventing-auth-manager"
+	a.Spec.ForProvider.Secret.RetireAfter = &metav1.Duration{}
+	g.Expect(k8s.Create(ctx, a)).To(Succeed())
+	waitReady(t, a)
+	g.Expect(get(g, a).GetAnnotations()).To(HaveKeyWithValue(iasapplication.AnnotationInheritedSecrets, operators.ID))
+	g.Consistently(func(g Gomega) {
+		app, _ := tn.sim.App(id)
+		g.Expect(app.Secrets).To(ContainElement(operators), "the operator's secret was retired")
+	}, 2*poll, 200*time.Millisecond).Should(Succeed())
+}
