@@ -147,7 +147,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 		}
 	}
 	configs := eacontroller.Configs{
-		IASApplication: iasapplication.Config{Logons: pool, TenantClients: inventory.New(pool, inventory.NewMetrics(p.Metrics)),
+		IASApplication: iasapplication.Config{Logons: pool, TenantClients: inventory.New(pool, inventory.NewMetrics(p.Metrics), nil),
 			ProviderConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(clientCerts), KymaNamespace: s.KymaNamespace,
 				PlainHTTPLoopback: s.TestPlainHTTPLoopback},
 			ListSettle: s.IASListSettle, InventoryAge: d.inventoryAge, SecretCheck: s.IASSecretCheck,

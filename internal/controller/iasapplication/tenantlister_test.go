@@ -44,7 +44,7 @@ func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 			Spec: apisv1alpha1.ProviderConfigSpec{Credentials: apisv1alpha1.LocalCredentials{
 				SecretRef: xpv2.LocalSecretReference{Name: "missing"}}}},
 	).Build()
-	pool := inventory.New(ias.NewPool(ias.PoolOptions{}), nil)
+	pool := inventory.New(ias.NewPool(ias.PoolOptions{}), nil, nil)
 
 	if err := (tenantLister{reader: kube, providerConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(8), PlainHTTPLoopback: true}, listings: pool, log: logging.NewNopLogger()}).Start(context.Background()); err != nil {
 		t.Fatalf("Start: %v", err)

@@ -112,6 +112,16 @@ func (s *Server) SetCredentials(username, password string) {
 	s.username, s.password = username, password
 }
 
+// AddUser adds a technical user with its password, as a tenant has many.
+func (s *Server) AddUser(username, password string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.users == nil {
+		s.users = map[string]string{}
+	}
+	s.users[username] = password
+}
+
 // Apps returns copies of all apps, in creation order.
 func (s *Server) Apps() []App {
 	s.mu.Lock()

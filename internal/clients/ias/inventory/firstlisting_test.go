@@ -30,7 +30,7 @@ func TestFirstListingReleasesPageByPage(t *testing.T) {
 		ids[i] = sim.AddApp(iassim.App{Name: uuid.NewString()})
 	}
 	reg := prometheus.NewRegistry()
-	pool := inventory.New(ias.NewPool(ias.PoolOptions{}), inventory.NewMetrics(reg))
+	pool := inventory.New(ias.NewPool(ias.PoolOptions{}), inventory.NewMetrics(reg), nil)
 	tenant := ias.Tenant{URL: sim.URL, Username: "admin", Password: "admin-password", QPS: 1000, Burst: 100}
 
 	start := time.Now()

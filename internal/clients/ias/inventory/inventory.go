@@ -8,6 +8,7 @@ package inventory
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,10 @@ type Client interface {
 	ListedApplication(ctx context.Context, id string, maxAge time.Duration) (app ias.Application, found bool, err error)
 }
 
+// overBudgetPause is how long a tenant whose listing passed the budget is
+// not listed again.
+const overBudgetPause = 10 * time.Minute
+
 // listLag bounds how long IAS's lists may lag behind a write: a listing that
 // began less than this after the provider changed or deleted an app may still
 // show it as it was.
@@ -58,6 +63,10 @@ type Tenants struct {
 	// over, a deletion) is read back as it was before.
 	changed *changes
 
+	// namespaces bounds what the inventories of namespaced configs hold and
+	// list at once, together.
+	namespaces *Budget
+
 	mu        sync.Mutex
 	tenants   map[uint64]*tenant
 	lastSweep time.Time
@@ -66,6 +75,9 @@ type Tenants struct {
 // tenant is the inventory of one tenant URL and credentials.
 type tenant struct {
 	lastUsed atomic.Int64
+	// budget is the Budget of a namespaced config's inventory; nil for the
+	// platform's.
+	budget *Budget
 
 	// listing makes resources share one listing of the tenant's apps;
 	// refreshing is set while one runs in the background.
@@ -74,18 +86,36 @@ type tenant struct {
 
 	mu        sync.Mutex
 	inventory *Inventory
+	// bytes is what inventory holds, as the budget counts it.
+	bytes int64
+	// overBudgetUntil: a listing stopped at the budget is not tried again
+	// before then; its resources read their apps one by one.
+	overBudgetUntil time.Time
 	// partial holds what the pages of the first listing showed so far.
 	partial map[string]ias.Application
 }
 
+// drop lets go of the inventory, giving its bytes back.
+func (st *tenant) drop() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.budget != nil {
+		st.budget.give(st.bytes)
+	}
+	st.inventory, st.bytes = nil, 0
+}
+
 // New returns the inventories of the tenants that clients call; nil metrics
-// are unregistered ones.
-func New(clients Clients, m *Metrics) *Tenants {
+// are unregistered ones, a nil budget NewBudget's defaults.
+func New(clients Clients, m *Metrics, namespaces *Budget) *Tenants {
 	if m == nil {
 		m = NewMetrics(nil)
 	}
+	if namespaces == nil {
+		namespaces = NewBudget(0, 0)
+	}
 	return &Tenants{clients: clients, metrics: m, first: &firstListings{metrics: m}, idleAfter: time.Hour, tenants: map[uint64]*tenant{},
-		changed: newChanges(time.Hour)}
+		changed: newChanges(time.Hour), namespaces: namespaces}
 }
 
 // Client returns a client of the tenant that reads its inventory.
@@ -105,12 +135,16 @@ func (ts *Tenants) client(t ias.Tenant) (*client, error) {
 		for g, st := range ts.tenants {
 			if now.Sub(time.Unix(0, st.lastUsed.Load())) > ts.idleAfter {
 				delete(ts.tenants, g)
+				st.drop()
 			}
 		}
 	}
 	st, ok := ts.tenants[c.Generation()]
 	if !ok {
 		st = &tenant{}
+		if t.Namespace != "" {
+			st.budget = ts.namespaces
+		}
 		ts.tenants[c.Generation()] = st
 	}
 	ts.mu.Unlock()
@@ -186,8 +220,12 @@ func (c *client) ListedApplication(ctx context.Context, id string, maxAge time.D
 	c.tenant.mu.Lock()
 	inv := c.tenant.inventory
 	app, listed := c.tenant.partial[id]
+	overBudget := time.Now().Before(c.tenant.overBudgetUntil)
 	c.tenant.mu.Unlock()
 	switch {
+	case inv == nil && overBudget:
+		// Read one by one (by the caller) until the budget is tried again.
+		return ias.Application{}, false, nil
 	case inv == nil && listed:
 		return app, true, nil
 	case inv == nil:
@@ -212,9 +250,22 @@ func (c *client) ListedApplication(ctx context.Context, id string, maxAge time.D
 }
 
 // list lists every app of the tenant once for all who ask meanwhile. The
-// pages of a tenant's first listing are readable as they come.
+// pages of a tenant's first listing are readable as they come. A namespaced
+// config's listing waits for its turn and counts its bytes in the budget: one
+// that would pass it is stopped, and its inventory dropped.
 func (c *client) list(ctx context.Context) (*Inventory, error) {
 	v, err, _ := c.tenant.listing.Do(c.url, func() (any, error) {
+		budget := c.tenant.budget
+		if budget != nil {
+			release, err := budget.begin(ctx)
+			if err != nil {
+				return nil, err
+			}
+			defer release()
+		}
+		ctx, stop := context.WithCancelCause(ctx)
+		defer stop(nil)
+		var taken int64
 		inv := &Inventory{At: time.Now(), Apps: map[string]ias.Application{}}
 		c.tenant.mu.Lock()
 		first := c.tenant.inventory == nil
@@ -223,6 +274,17 @@ func (c *client) list(ctx context.Context) (*Inventory, error) {
 		}
 		c.tenant.mu.Unlock()
 		err := c.ListApplications(ctx, func(page []ias.Application) {
+			if budget != nil && context.Cause(ctx) == nil {
+				var n int64
+				for _, a := range page {
+					n += appBytes(a)
+				}
+				if err := budget.take(n); err != nil {
+					stop(err)
+					return
+				}
+				taken += n
+			}
 			c.tenant.mu.Lock()
 			for _, a := range page {
 				inv.Apps[a.ID] = a
@@ -232,16 +294,32 @@ func (c *client) list(ctx context.Context) (*Inventory, error) {
 				c.first.page(page)
 			}
 		})
+		if cause := context.Cause(ctx); errors.Is(cause, ErrOverBudget) {
+			err = cause
+		}
 		c.tenant.mu.Lock()
 		defer c.tenant.mu.Unlock()
 		if first {
 			c.tenant.partial = nil
 		}
 		if err != nil {
+			if budget != nil {
+				budget.give(taken)
+				// Over budget: the old copy goes too, so that the namespaces
+				// together stay within it.
+				if errors.Is(err, ErrOverBudget) {
+					budget.give(c.tenant.bytes)
+					c.tenant.inventory, c.tenant.bytes = nil, 0
+					c.tenant.overBudgetUntil = time.Now().Add(overBudgetPause)
+				}
+			}
 			return nil, err
 		}
 		c.metrics.listings.Observe(time.Since(inv.At).Seconds())
-		c.tenant.inventory = inv
+		if budget != nil {
+			budget.give(c.tenant.bytes)
+		}
+		c.tenant.inventory, c.tenant.bytes = inv, taken
 		return inv, nil
 	})
 	if err != nil {

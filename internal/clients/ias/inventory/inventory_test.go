@@ -36,7 +36,7 @@ func listed(t *testing.T, c inventory.Client, id string, maxAge time.Duration) b
 // deleted meanwhile as gone.
 func TestInventoryServesWhileRefreshing(t *testing.T) {
 	sim, tenant := serve(t)
-	c, err := inventory.New(ias.NewPool(ias.PoolOptions{}), nil).Client(tenant)
+	c, err := inventory.New(ias.NewPool(ias.PoolOptions{}), nil, nil).Client(tenant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestInventoryServesWhileRefreshing(t *testing.T) {
 // with new ones, however young: the tenant is listed again.
 func TestNewCredentialsListAfresh(t *testing.T) {
 	sim, tenant := serve(t)
-	tenants := inventory.New(ias.NewPool(ias.PoolOptions{}), nil)
+	tenants := inventory.New(ias.NewPool(ias.PoolOptions{}), nil, nil)
 	old, err := tenants.Client(tenant)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestNewCredentialsListAfresh(t *testing.T) {
 // lists, also for other credentials on the same tenant; other apps still are.
 func TestOwnChangesAreNotReadBackStale(t *testing.T) {
 	sim, tenant := serve(t)
-	tenants := inventory.New(ias.NewPool(ias.PoolOptions{}), nil)
+	tenants := inventory.New(ias.NewPool(ias.PoolOptions{}), nil, nil)
 	c, err := tenants.Client(tenant)
 	if err != nil {
 		t.Fatal(err)
