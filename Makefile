@@ -41,7 +41,7 @@ test: ## Unit tests (the provider's, the composition function's and the local st
 	(cd function && GOWORK=off $(GO) test ./... -count=1) && \
 	cd test/monitoring && PROMTOOL="$$promtool" GOWORK=off $(GO) test ./... -count=1
 
-bench: ## Benchmarks that print figures (BENCH <key> <value> bound <b> ratio <r>): client cache and comparison costs, the in-process load scenarios, then the provider binary at scale (idle, 200 and 1,000 runtimes at once, deletion, new runtimes while 1,000 poll), then what a runtime costs the provider over its life at 200 and 1,000 (CPU against eventing-auth-manager's, measured in the same run when BENCH_OPERATOR names its binary; reconciles, API writes, IAS calls per deletion), then 10,000 Ready runtimes (restart, steady IAS load, drift repair, memory; BENCH_RUNTIMES sets the number), then healthy work beside broken neighbours (a hung tenant, hanging and refusing runtimes, wrong credentials), then Kyma CR to runtime Secret through Crossplane core at 200, 1,000 and 3,000 runtimes and their mass deletion, then composed runtimes at rest over a window that holds every periodic cause (intervals scaled down by one factor).
+bench: ## Benchmarks that print figures (BENCH <key> <value> bound <b> ratio <r>): client cache and comparison costs, the in-process load scenarios, then the provider binary at scale (idle, 200 and 1,000 runtimes at once, deletion, new runtimes while 1,000 poll), then what a runtime costs the provider over its life at 200 and 1,000 (CPU against eventing-auth-manager's, measured in the same run when BENCH_OPERATOR names its binary; reconciles, API writes, IAS calls per deletion), then 10,000 Ready runtimes (restart, steady IAS load, drift repair, memory; BENCH_RUNTIMES sets the number), then healthy work beside broken neighbours (a hung tenant, hanging and refusing runtimes, wrong credentials), then 200 platform runtimes beside hostile namespaces (the platform's username guessed under four spellings, 20 users at a large tenant, tenants and runtimes answering 429 for an hour) across a restart, then Kyma CR to runtime Secret through Crossplane core at 200, 1,000 and 3,000 runtimes and their mass deletion, then composed runtimes at rest over a window that holds every periodic cause (intervals scaled down by one factor).
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	@assets="$$(hack/envtest-assets.sh)" && \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./test/integration && \
@@ -49,6 +49,7 @@ bench: ## Benchmarks that print figures (BENCH <key> <value> bound <b> ratio <r>
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Cycle -benchtime 1x -timeout 90m ./test/bench && \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Steady -benchtime 1x -timeout 60m ./test/bench && \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench Isolation -benchtime 1x -timeout 45m ./test/bench && \
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench HostileNeighbours -benchtime 1x -timeout 30m ./test/bench && \
 	tools="$$(hack/crossplane-tools.sh)" && \
 	cd cluster/local && KUBEBUILDER_ASSETS="$$assets" CROSSPLANE_TOOLS="$$tools" GOWORK=off $(GO) test -tags e2e -run '^$$' -bench Composed -benchtime 1x -timeout 120m ./e2e
 

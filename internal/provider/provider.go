@@ -140,7 +140,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 		Metrics: ias.NewMetrics(p.Metrics), Breakers: ias.NewBreakers(s.IASRejectedBackoff, bm)})
 	out := &Provider{Manager: mgr, Runtimes: kymaruntime.NewClients(kymaruntime.Options{Size: s.RuntimeClientCacheSize,
 		Timeout: s.RuntimeTimeout, ConnectTimeout: s.RuntimeConnectTimeout, PlainHTTPLoopback: s.TestPlainHTTPLoopback,
-		Metrics: kymaruntime.NewMetrics(p.Metrics), Breakers: kymaruntime.NewBreakers(bm)})}
+		Metrics: kymaruntime.NewMetrics(p.Metrics), Breakers: kymaruntime.NewBreakers(bm, s.KymaNamespace)})}
 	if s.WatcherAddr != "" {
 		if out.Watcher, err = newWatcher(s, p, mgr); err != nil {
 			return nil, err

@@ -67,9 +67,16 @@ type Options struct {
 	// first contacts of its own: a target's first calls go one at a time until
 	// one is answered (as credentials are verified, see Rejected).
 	Fresh time.Duration
-	// DetachedCalls bounds first contacts in flight that no worker waits for;
-	// default DefaultDetachedCalls.
+	// DetachedCalls bounds first contacts in flight that no worker waits for,
+	// of the platform's scope and of all other scopes together each; default
+	// DefaultDetachedCalls (see scope.go).
 	DetachedCalls int
+	// PlatformScope is the scope (WithScope) whose first contacts have
+	// permits of their own; empty: none has.
+	PlatformScope string
+	// ScopeDetachedCalls bounds the shared permits one scope holds; default
+	// an eighth of DetachedCalls.
+	ScopeDetachedCalls int
 	// Rejected, if set, tells an answer that rejects the caller's credentials
 	// (IAS: 401, or 403 on an admin call). One such answer opens the target's
 	// logon circuit at once, for RejectedDelay.
@@ -83,7 +90,7 @@ type Set struct {
 	opts   Options
 	broken bulkhead.Bulkhead[*http.Response]
 	// detached are the first contacts and probes that go on without a worker.
-	detached bulkhead.Bulkhead[*http.Response]
+	detached *detachedPermits
 
 	mu      sync.Mutex
 	targets map[string]*Target
@@ -110,12 +117,15 @@ func NewSet(o Options) *Set {
 	if o.DetachedCalls <= 0 {
 		o.DetachedCalls = DefaultDetachedCalls
 	}
+	if o.ScopeDetachedCalls <= 0 {
+		o.ScopeDetachedCalls = max(1, o.DetachedCalls/8)
+	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
 	o.Metrics.init(o.Kind)
 	return &Set{opts: o, broken: bulkhead.New[*http.Response](uint(o.BrokenCalls)),
-		detached: bulkhead.New[*http.Response](uint(o.DetachedCalls)),
+		detached: newDetachedPermits(o),
 		targets:  map[string]*Target{}, pruned: time.Now()}
 }
 

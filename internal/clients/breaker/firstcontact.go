@@ -65,14 +65,14 @@ func (t *Target) firstContact(ctx context.Context, r Request) (*http.Response, e
 	}
 	s := t.set
 	var release func()
+	ok := false
 	if !r.Read {
 		// Not detachable: the worker waits for the whole call, so it needs a slot.
-		var ok bool
-		if release, ok = s.holdWorker(); !ok {
-			t.mu.Unlock()
-			return nil, t.refuse(ctx, refusedFirstContact)
-		}
-	} else if !s.detached.TryAcquirePermit() {
+		release, ok = s.holdWorker()
+	} else {
+		release, ok = s.acquireDetached(scopeFrom(ctx))
+	}
+	if !ok {
 		t.mu.Unlock()
 		return nil, t.refuse(ctx, refusedFirstContact)
 	}
@@ -93,7 +93,7 @@ func (t *Target) firstContact(ctx context.Context, r Request) (*http.Response, e
 	inFlight := m.firstContacts.WithLabelValues(kind)
 	inFlight.Inc()
 	go func() {
-		defer s.detached.ReleasePermit()
+		defer release()
 		defer inFlight.Dec()
 		// The caller's context ends with its reconcile; the request's own
 		// timeout bounds this one.

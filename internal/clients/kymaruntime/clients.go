@@ -67,7 +67,8 @@ type Options struct {
 	// ConnectTimeout bounds connecting and the TLS handshake; default
 	// DefaultConnectTimeout.
 	ConnectTimeout time.Duration
-	// Breakers hold a circuit per runtime (kubeconfig); default NewBreakers(nil).
+	// Breakers hold a circuit per runtime (kubeconfig); default
+	// NewBreakers(nil, "").
 	Breakers *breaker.Set
 	// Metrics, if set, observe the cache.
 	Metrics *Metrics
@@ -129,7 +130,7 @@ func NewClients(o Options) *Clients {
 		o.Sessions = DefaultSessionCacheSize
 	}
 	if o.Breakers == nil {
-		o.Breakers = NewBreakers(nil)
+		o.Breakers = NewBreakers(nil, "")
 	}
 	c := &Clients{timeout: o.Timeout, idle: o.IdleTimeout, connect: o.ConnectTimeout, breakers: o.Breakers, metrics: o.Metrics, plainHTTPLoopback: o.PlainHTTPLoopback,
 		sessions: tls.NewLRUClientSessionCache(o.Sessions)}

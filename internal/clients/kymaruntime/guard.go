@@ -16,8 +16,11 @@ import (
 // delay that doubles from BaseDelay up to MaxDelay. A runtime not heard from for
 // Fresh is of unknown health again: its next call is a first contact, bounded
 // as calls to failing runtimes are.
-func NewBreakers(m *breaker.Metrics) *breaker.Set {
-	return breaker.NewSet(breaker.Options{Kind: breaker.Runtime, BaseDelay: BaseDelay, MaxDelay: MaxDelay, Fresh: Fresh, Metrics: m})
+// The first contacts of platformScope's runtimes (the Kyma namespace's)
+// have permits of their own (breaker.WithScope).
+func NewBreakers(m *breaker.Metrics, platformScope string) *breaker.Set {
+	return breaker.NewSet(breaker.Options{Kind: breaker.Runtime, BaseDelay: BaseDelay, MaxDelay: MaxDelay, Fresh: Fresh, Metrics: m,
+		PlatformScope: platformScope})
 }
 
 // BaseDelay is a failing runtime's first open period. Runtimes fail in

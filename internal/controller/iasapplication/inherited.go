@@ -21,9 +21,10 @@ const AnnotationInheritedSecrets = "ias.eventingauth.kyma-project.io/inherited-s
 
 // takenByExternalName tells whether cr takes app now by its external name,
 // set by hand or by a hand-over, rather than by name: cr's status records
-// another app or none, and app is not the one cr's own Create made (whose
-// external name comes with crossplane-runtime's create-succeeded annotation,
-// while the status that records it may have been lost to a crash).
+// another app; or it records none (never observed, or lost: the update that
+// records an adoption writes no status), cr took no app before (no record of
+// inherited secrets) and app is not the one cr's own Create made (whose
+// external name comes with crossplane-runtime's create-succeeded annotation).
 func takenByExternalName(cr *v1alpha1.IASApplication, app *ias.Application) bool {
 	switch at := cr.Status.AtProvider.ID; {
 	case at == app.ID:
@@ -31,17 +32,18 @@ func takenByExternalName(cr *v1alpha1.IASApplication, app *ias.Application) bool
 	case at != "":
 		return true
 	}
+	if _, took := cr.GetAnnotations()[AnnotationInheritedSecrets]; took {
+		return false
+	}
 	return meta.GetExternalCreateSucceeded(cr).IsZero()
 }
 
-// inherit records the api secrets all of an app this resource has just taken.
+// inherit records the api secrets all of an app this resource has just taken;
+// an app without any is recorded as taken all the same (an empty list).
 func inherit(cr *v1alpha1.IASApplication, all []ias.APISecret) {
 	ids := make([]string, 0, len(all))
 	for _, s := range all {
 		ids = append(ids, s.ID)
-	}
-	if len(ids) == 0 {
-		return
 	}
 	meta.AddAnnotations(cr, map[string]string{AnnotationInheritedSecrets: strings.Join(ids, ",")})
 }

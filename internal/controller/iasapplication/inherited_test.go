@@ -95,6 +95,7 @@ func TestTakenByExternalName(t *testing.T) {
 		reason   string
 		statusID string
 		created  bool
+		took     bool
 		want     bool
 	}{
 		"set by hand": {reason: "an external name set before the first Observe takes the app: its secrets are inherited",
@@ -105,6 +106,8 @@ func TestTakenByExternalName(t *testing.T) {
 			statusID: "app-1"},
 		"made by its Create": {reason: "the app the resource's own Create made is no take, also when a crash lost the status",
 			created: true},
+		"taken before, status lost": {reason: "an app taken before (its inherited secrets recorded, none or some) is no take again when the status is lost",
+			took: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -113,6 +116,9 @@ func TestTakenByExternalName(t *testing.T) {
 			cr.Status.AtProvider.ID = tc.statusID
 			if tc.created {
 				meta.SetExternalCreateSucceeded(cr, time.Now())
+			}
+			if tc.took {
+				meta.AddAnnotations(cr, map[string]string{AnnotationInheritedSecrets: ""})
 			}
 			if got := takenByExternalName(cr, app); got != tc.want {
 				t.Errorf("%s\ntakenByExternalName = %v, want %v", tc.reason, got, tc.want)

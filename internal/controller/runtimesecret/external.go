@@ -140,6 +140,8 @@ type external struct {
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.ExternalObservation, error) {
+	// First contacts of one namespace's runtimes share permits of its own.
+	ctx = breaker.WithScope(ctx, cr.GetNamespace())
 	// What the runtime held when last seen, before this observation replaces it.
 	last := e.record(cr)
 	fromEvent := e.watcher.TookEvent(client.ObjectKeyFromObject(cr))
