@@ -39,7 +39,9 @@ func TestNoScopeHoldsTheOthersFirstContacts(t *testing.T) {
 	if n := hanging.Load(); n > 8 {
 		t.Errorf("the hostile namespace has %d first contacts out, want at most 8", n)
 	}
-	answers := read(func() (*http.Response, error) { return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil })
+	answers := read(func() (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
+	})
 	for _, scope := range []string{"kcp-system", "team-a"} {
 		if _, err := set.Target(scope+"-runtime", "r").Do(WithScope(context.Background(), scope), answers); err != nil {
 			t.Errorf("a first contact of %s beside the hostile namespace: %v", scope, err)
