@@ -72,6 +72,10 @@ type auditEvent struct {
 	} `json:"objectRef"`
 }
 
+// auditRereads is how many readings in a row a line may fail to parse before
+// ReadAudit says so.
+const auditRereads = 5
+
 // ReadAudit reads the audit log from offset on and returns its requests and
 // the offset after them, for the next reading.
 func (s *Stack) ReadAudit(offset int64) ([]AuditRequest, int64, error) {
@@ -97,11 +101,20 @@ func (s *Stack) ReadAudit(offset int64) ([]AuditRequest, int64, error) {
 		if err != nil {
 			return out, offset, err
 		}
-		offset += int64(len(line))
 		var e auditEvent
 		if err := json.Unmarshal(line, &e); err != nil {
-			return out, offset, fmt.Errorf("audit log at %d: %w", offset, err)
+			// The API server may still be writing this part of the file: it
+			// is read again next time, and only a line that stays broken
+			// over several readings fails.
+			if s.auditUnreadAt != offset {
+				s.auditUnreadAt, s.auditUnread = offset, 0
+			}
+			if s.auditUnread++; s.auditUnread >= auditRereads {
+				return out, offset, fmt.Errorf("audit log at %d, read %d times: %w", offset, s.auditUnread, err)
+			}
+			return out, offset, nil
 		}
+		offset += int64(len(line))
 		res := e.ObjectRef.Resource
 		if e.ObjectRef.Subresource != "" {
 			res += "/" + e.ObjectRef.Subresource

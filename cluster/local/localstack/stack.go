@@ -126,6 +126,10 @@ type Stack struct {
 	// AuditLog is the file of the management API server's audit log, with
 	// Options.AuditLog (ReadAudit reads it).
 	AuditLog string
+	// auditUnread is how often in a row ReadAudit found a line it could not
+	// parse at auditUnreadAt.
+	auditUnread   int
+	auditUnreadAt int64
 
 	o             Options
 	mgmt, runtime *envtest.Environment
