@@ -9,6 +9,7 @@ import (
 
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
+	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 	"github.com/kyma-project/provider-eventing-auth/test/support/testnet"
 )
 
@@ -57,6 +58,18 @@ func testRestartBesideUnreachableRuntimes(t *testing.T) {
 		versions[rs.Name] = rs.ResourceVersion
 	}
 	accepted := hanging.Accepted()
+	// A namespace's ProviderConfig with the platform's username and a wrong
+	// password: after the restart it must not be the first logon tried, nor
+	// hold the platform's.
+	platform := newTenant(t, newNamespace(t), iassim.Options{})
+	_, onPlatform := platformConfig(t, platform)
+	before := onPlatform("runtime-platform-before-restart")
+	g.Expect(k8s.Create(ctx, before)).To(Succeed())
+	waitReady(t, before)
+	guesser := sameTenant(t, platform, newNamespace(t), "guessed-"+platform.password, nil)
+	guess := guesser.app("runtime-guess")
+	g.Expect(k8s.Create(ctx, guess)).To(Succeed())
+	expectSyncedFalse(t, guess, "may not log on as a platform user")
 
 	restartProvider(t)
 	g.Expect(time.Until(earliest)).To(BeNumerically(">", 3*time.Second), "the restart left time before the earliest next try")
@@ -88,4 +101,10 @@ func testRestartBesideUnreachableRuntimes(t *testing.T) {
 		expectSyncedFalse(t, rs, "next try at")
 	}
 	g.Eventually(hanging.Accepted, 2*time.Minute, 200*time.Millisecond).Should(BeNumerically(">", accepted), "the hanging runtimes are probed after their next try")
+
+	after := onPlatform("runtime-platform-after-restart")
+	g.Expect(k8s.Create(ctx, after)).To(Succeed())
+	waitReadyWithin(t, after, 15*time.Second)
+	waitReady(t, before)
+	g.Expect(failedLogons(platform.sim)).To(BeZero(), "failed logons of the platform's user across the restart")
 }
