@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
@@ -47,7 +48,9 @@ func BenchmarkHostileNeighbours(b *testing.B) {
 
 		alone := restartAndServe(ctx, b, "alone", args)
 		playNeighbours(ctx, b)
+		neighboursAtWork(ctx, b)
 		beside := restartAndServe(ctx, b, "beside-neighbours", args)
+		neighboursAtWork(ctx, b)
 
 		benchfig.Figure("neighbours_new_runtime_p99_s", beside.p99.Seconds(), 2)
 		fmt.Printf("BENCH neighbours_alone_new_runtime_p99_s %.3f\n", alone.p99.Seconds())
@@ -220,6 +223,47 @@ func kubeconfigTrusting(id, server string, ca []byte) ([]byte, error) {
 	}
 	return clientcmd.Write(*cfg)
 }
+
+// neighboursAtWork waits until every neighbour's resource shows what it met:
+// the guesses and the platform's config refused, the large tenant's apps
+// made, the throttling tenants and runtimes named. So the figures are taken
+// beside neighbours that act, not ones that never ran.
+func neighboursAtWork(ctx context.Context, b *testing.B) {
+	says := func(ns, want string, status corev1.ConditionStatus, kind xpv2.ConditionType, o func() conditionedObject) func(context.Context, string) bool {
+		return func(ctx context.Context, name string) bool {
+			obj := o()
+			if mgmt.Get(ctx, key(ns, name), obj) != nil {
+				return false
+			}
+			c := obj.GetCondition(kind)
+			return c.Status == status && strings.Contains(c.Message, want)
+		}
+	}
+	app := func() conditionedObject { return &iasv1alpha1.IASApplication{} }
+	rs := func() conditionedObject { return &runtimev1alpha1.RuntimeSecret{} }
+	var guesses, large, throttling, throttlingRT []string
+	for i := range 4 {
+		guesses = append(guesses, fmt.Sprintf("guess-%d", i))
+	}
+	for i := range 20 {
+		large = append(large, fmt.Sprintf("large-%d", i))
+		throttling = append(throttling, fmt.Sprintf("throttling-%d", i))
+		throttlingRT = append(throttlingRT, fmt.Sprintf("throttling-rt-%d", i))
+	}
+	waitAll(ctx, b, guesses, 3*time.Minute, says("tenant-b", "may not log on as a platform user", corev1.ConditionFalse, xpv2.TypeSynced, app))
+	waitAll(ctx, b, []string{"platform-config"}, 3*time.Minute, says("tenant-b", "does not admit managed resources of namespace tenant-b", corev1.ConditionFalse, xpv2.TypeSynced, app))
+	waitAll(ctx, b, large, 3*time.Minute, says("tenant-c", "", corev1.ConditionTrue, xpv2.TypeReady, app))
+	waitAll(ctx, b, throttling, 3*time.Minute, says("tenant-d", "HTTP 429 Too Many Requests", corev1.ConditionFalse, xpv2.TypeSynced, app))
+	waitAll(ctx, b, throttlingRT, 3*time.Minute, says("tenant-d", "HTTP 429 Too Many Requests", corev1.ConditionFalse, xpv2.TypeSynced, rs))
+}
+
+// conditionedObject is a managed resource of either kind, to read.
+type conditionedObject interface {
+	client.Object
+	conditioned
+}
+
+func key(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
 
 // neighbourNamespace makes a namespace of a neighbour.
 func neighbourNamespace(ctx context.Context, b *testing.B, name string) string {
