@@ -43,6 +43,14 @@ func hintAt(ctx context.Context, at time.Time) {
 	hintWith(ctx, at, false)
 }
 
+// RetryAt records in ctx's hint that the reconcile waits for something due at
+// at: the resource comes back then, as for a failing target, not at the
+// workqueue's backoff, which after a few failures in a row would overshoot
+// the wait by far.
+func RetryAt(ctx context.Context, at time.Time) {
+	hintAt(ctx, at)
+}
+
 // hintAnswerDue records at, when a first contact's answer is due, in ctx's hint.
 func hintAnswerDue(ctx context.Context, at time.Time) {
 	hintWith(ctx, at, true)

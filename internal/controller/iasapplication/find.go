@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 )
 
@@ -87,6 +88,7 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 			return nil, false, conflict
 		}
 		if until := sent.Add(e.listSettle); unconfirmed && e.now().Before(until) {
+			breaker.RetryAt(ctx, until)
 			return nil, false, errors.Errorf(errCreateUnanswered, cr.AppName(), until.UTC().Format(time.RFC3339))
 		}
 		return nil, false, nil

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
@@ -836,5 +837,21 @@ func TestSteadyPoll(t *testing.T) {
 				t.Errorf("%s\nReady %s, want %s", tc.reason, s, tc.ready)
 			}
 		})
+	}
+}
+
+// TestUnansweredCreateComesBackWhenListsSettle: a resource waiting for IAS's
+// lists to show the app of a create without answer comes back when they are
+// trusted to, not at the workqueue's backoff.
+func TestUnansweredCreateComesBackWhenListsSettle(t *testing.T) {
+	w := world{cr: newCR(createdAgo(10 * time.Second)), ias: &fakeIAS{}}
+	e, _ := w.external(t)
+	ctx, hint := breaker.WithRetryHint(context.Background())
+	if _, err := e.Observe(ctx, w.cr); err == nil {
+		t.Fatal("Observe did not wait for the lists")
+	}
+	h := hint()
+	if want := at.Add(-10*time.Second + time.Minute); !h.At.Equal(want) {
+		t.Errorf("retry hint %v, want %v", h.At, want)
 	}
 }
