@@ -123,7 +123,6 @@ func waitReadyWithin(t *testing.T, a managedObject, d time.Duration) {
 // new RuntimeSecret of another namespace become Ready within seconds, while
 // each throttling resource says what its target did.
 func testThrottlingNeighbours(t *testing.T) {
-	t.Parallel()
 	g := NewWithT(t)
 	const neighbours = 20
 	var throttled []managedObject
