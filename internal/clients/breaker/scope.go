@@ -43,7 +43,7 @@ func newDetachedPermits(o Options) *detachedPermits {
 		shared: bulkhead.New[any](uint(o.DetachedCalls)), perScope: o.ScopeDetachedCalls, held: map[string]int{}}
 }
 
-// acquire takes a permit for a first contact of scope, if one is free.
+// acquireDetached takes a permit for a first contact of scope, if one is free.
 func (s *Set) acquireDetached(scope string) (release func(), ok bool) {
 	d := s.detached
 	if d.platformScope != "" && scope == d.platformScope {

@@ -222,12 +222,13 @@ func NewPool(o PoolOptions) *Pool {
 type userKey struct{ tenant, username, namespace string }
 
 // passwordLogon returns how calls with t's password are counted among its
-// user's logons; nil for a certificate logon. The caller holds p.mu.
-func (p *Pool) passwordLogonLocked(t Tenant) *passwordLogon {
+// user's logons at the tenant id (TenantID); nil for a certificate logon. The
+// caller holds p.mu.
+func (p *Pool) passwordLogonLocked(t Tenant, id string) *passwordLogon {
 	if t.Username == "" || t.Password == "" {
 		return nil
 	}
-	k := userKey{TenantID(t.URL), strings.ToLower(t.Username), t.Namespace}
+	k := userKey{id, strings.ToLower(t.Username), t.Namespace}
 	u, ok := p.users[k]
 	if !ok {
 		u = &userLogons{url: t.URL, username: t.Username, backoff: p.opts.LogonBackoff, platform: t.Namespace == ""}
@@ -273,7 +274,7 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 		gate = &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(p.opts.TenantQPS), p.opts.TenantBurst)}
 		p.gates[id] = gate
 	}
-	logon := p.passwordLogonLocked(t)
+	logon := p.passwordLogonLocked(t, id)
 	st, ok := p.states[key]
 	if !ok {
 		p.generation++

@@ -99,6 +99,11 @@ type tenant struct {
 func (st *tenant) drop() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.dropLocked()
+}
+
+// dropLocked is drop; the caller holds st.mu.
+func (st *tenant) dropLocked() {
 	if st.budget != nil {
 		st.budget.give(st.bytes)
 	}
@@ -305,20 +310,17 @@ func (c *client) list(ctx context.Context) (*Inventory, error) {
 		if err != nil {
 			if budget != nil {
 				budget.give(taken)
-				// Over budget: the old copy goes too, so that the namespaces
-				// together stay within it.
-				if errors.Is(err, ErrOverBudget) {
-					budget.give(c.tenant.bytes)
-					c.tenant.inventory, c.tenant.bytes = nil, 0
-					c.tenant.overBudgetUntil = time.Now().Add(overBudgetPause)
-				}
+			}
+			if errors.Is(err, ErrOverBudget) {
+				// The old copy goes too, so that the namespaces together stay
+				// within the budget.
+				c.tenant.dropLocked()
+				c.tenant.overBudgetUntil = time.Now().Add(overBudgetPause)
 			}
 			return nil, err
 		}
 		c.metrics.listings.Observe(time.Since(inv.At).Seconds())
-		if budget != nil {
-			budget.give(c.tenant.bytes)
-		}
+		c.tenant.dropLocked()
 		c.tenant.inventory, c.tenant.bytes = inv, taken
 		return inv, nil
 	})
