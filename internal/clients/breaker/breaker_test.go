@@ -192,3 +192,16 @@ func TestFirstCallVerifiesCredentials(t *testing.T) {
 		})
 	}
 }
+
+func TestRetryAfter(t *testing.T) {
+	cases := map[string]time.Duration{"": time.Second, "3": 3 * time.Second, "0": 0, "junk": time.Second}
+	for in, want := range cases {
+		resp := &http.Response{Header: http.Header{}}
+		if in != "" {
+			resp.Header.Set("Retry-After", in)
+		}
+		if got := RetryAfter(resp); got != want {
+			t.Errorf("RetryAfter(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -84,6 +85,22 @@ type ThrottledError struct {
 
 func (e *ThrottledError) Error() string {
 	return fmt.Sprintf("HTTP 429 Too Many Requests, asking for a pause of %v", e.RetryAfter)
+}
+
+// RetryAfter is the pause a 429 answer asks for in its Retry-After, in
+// seconds or as an HTTP date; a second when it says none or nothing readable.
+func RetryAfter(resp *http.Response) time.Duration {
+	v := resp.Header.Get("Retry-After")
+	if v == "" {
+		return time.Second
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(time.Until(at), 0)
+	}
+	return time.Second
 }
 
 // IsTargetFailure tells whether err is a call to a target that failed or was

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -173,7 +172,7 @@ func (t *transport) attempts(req *http.Request) (*http.Response, error) {
 			retry = idempotent && !timedOut(req.Context(), err)
 		case resp.StatusCode == http.StatusTooManyRequests:
 			retry = true
-			retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
+			retryAfter = breaker.RetryAfter(resp)
 			t.gate.blockFor(retryAfter)
 			if throttled++; retryAfter > maxCallPause || throttled >= max429InACall || last {
 				drain(resp)
@@ -244,19 +243,6 @@ func (t *transport) send(req *http.Request, op string) (*http.Response, context.
 // timedOut tells whether an attempt failed on its own timeout, not the caller's.
 func timedOut(caller context.Context, err error) bool {
 	return caller.Err() == nil && errors.Is(err, context.DeadlineExceeded)
-}
-
-func parseRetryAfter(v string) time.Duration {
-	if v == "" {
-		return time.Second
-	}
-	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if at, err := http.ParseTime(v); err == nil {
-		return max(time.Until(at), 0)
-	}
-	return time.Second
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -14,15 +14,6 @@ import (
 	"golang.org/x/time/rate"
 )
 
-func TestParseRetryAfter(t *testing.T) {
-	cases := map[string]time.Duration{"": time.Second, "3": 3 * time.Second, "0": 0, "junk": time.Second}
-	for in, want := range cases {
-		if got := parseRetryAfter(in); got != want {
-			t.Errorf("parseRetryAfter(%q) = %v, want %v", in, got, want)
-		}
-	}
-}
-
 // TestTransportRetries checks which answers are retried, per method, and that
 // what shows the tenant failing comes back as an error naming the cause.
 func TestTransportRetries(t *testing.T) {

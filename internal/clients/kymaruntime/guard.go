@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/bodyctx"
@@ -79,10 +78,10 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		if resp.StatusCode == http.StatusTooManyRequests {
 			// A failure of the runtime, for its circuit: the API server's
 			// Retry-After is not waited out by a worker.
-			after, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+			after := breaker.RetryAfter(resp)
 			_ = resp.Body.Close()
 			cancel()
-			return nil, &breaker.ThrottledError{RetryAfter: time.Duration(after) * time.Second}
+			return nil, &breaker.ThrottledError{RetryAfter: after}
 		}
 		// client-go sleeps for a 5xx's Retry-After and sends again, outside
 		// the call's timeout and beside the circuit: the circuit decides when
