@@ -5,7 +5,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +21,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testnet"
 )
 
 // BenchmarkHostileNeighbours plays namespaces that try to stop the platform,
@@ -178,13 +178,7 @@ func playNeighbours(ctx context.Context, b *testing.B) {
 		namespacedConfig(ctx, b, thrower, name, t.URL, "admin", "admin-password")
 		neighbourApp(ctx, b, thrower, name, v1alpha1.ProviderConfigKind, name)
 	}
-	throttling := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Retry-After", "3600")
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusTooManyRequests)
-		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":429}`))
-	}))
-	b.Cleanup(throttling.Close)
+	throttling := testnet.Throttling(b)
 	if err := mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: thrower},
 		StringData: map[string]string{"client_id": "c", "client_secret": "s", "token_url": "https://t/oauth2/token", "certs_url": "https://t/oauth2/certs"}}); err != nil {
 		b.Fatal(err)

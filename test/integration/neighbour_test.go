@@ -3,8 +3,6 @@ package integration
 import (
 	"encoding/pem"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testnet"
 )
 
 // platformConfig is a ClusterProviderConfig with tn's credentials that admits
@@ -133,13 +132,7 @@ func testThrottlingNeighbours(t *testing.T) {
 		g.Expect(k8s.Create(ctx, a)).To(Succeed())
 		throttled = append(throttled, a)
 	}
-	runtime := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Retry-After", "3600")
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusTooManyRequests)
-		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":429}`))
-	}))
-	defer runtime.Close()
+	runtime := testnet.Throttling(t)
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: runtime.Certificate().Raw})
 	for i := range neighbours {
 		ns, id := newNamespace(t), fmt.Sprintf("rt-throttled-%d", i)

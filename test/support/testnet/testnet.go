@@ -1,7 +1,8 @@
 // Package testnet has the network neighbours tests and benchmarks put beside
 // the provider: a server that accepts connections and never answers, a port
-// that refuses them, and a proxy to a real server that can turn into either
-// (a runtime whose network goes away while the provider runs).
+// that refuses them, a proxy to a real server that can turn into either
+// (a runtime whose network goes away while the provider runs), and an API
+// server that throttles for good.
 package testnet
 
 import (
