@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -85,37 +84,16 @@ func restartAndServe(ctx context.Context, b *testing.B, name string, args []stri
 	restartProvider(b, name, args...)
 	waitServing(b)
 	parked := sampleFailingCalls(b)
-	var (
-		mu   sync.Mutex
-		peak int64
-		stop = make(chan struct{})
-		done = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(200 * time.Millisecond):
-			}
-			mu.Lock()
-			peak = max(peak, benchfig.UsageOf(provider.Process.Pid).PeakRSS)
-			mu.Unlock()
-		}
-	}()
 	start := seq
 	took := newRuntimesEvery(ctx, b, "platform-"+name, 20, 2*time.Second, 3*time.Minute)
 	var created []string
 	for i := start + 1; i <= seq; i++ {
-		created = append(created, fmt.Sprintf("%s-%05d", strings.ReplaceAll("platform-"+name, "_", "-"), i))
+		created = append(created, idOf("platform-"+name, i))
 	}
 	// The rest of a listing period: what the restart lists comes in.
 	time.Sleep(30 * time.Second)
-	close(stop)
-	<-done
-	mu.Lock()
-	defer mu.Unlock()
+	// VmHWM: the most the process held since its start.
+	peak := benchfig.UsageOf(provider.Process.Pid).PeakRSS
 	s := served{p99: benchfig.Percentile(took, 0.99), peakKiB: peak, failedLogons: platformFailedLogons() - logons, parked: parked.end(), created: created}
 	fmt.Printf("%s: new platform runtimes took %v; peak RSS %d MiB\n", name, took, peak>>10)
 	return s

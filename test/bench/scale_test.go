@@ -49,7 +49,12 @@ var seq int
 
 func nextID(prefix string) string {
 	seq++
-	return fmt.Sprintf("%s-%05d", strings.ReplaceAll(prefix, "_", "-"), seq)
+	return idOf(prefix, seq)
+}
+
+// idOf is the ID nextID gives the n-th runtime, made with prefix.
+func idOf(prefix string, n int) string {
+	return fmt.Sprintf("%s-%05d", strings.ReplaceAll(prefix, "_", "-"), n)
 }
 
 // waitAll waits until done holds for every id, and returns when each first did.
