@@ -11,12 +11,13 @@ import (
 )
 
 // AnnotationInheritedSecrets lists, comma-separated, the api secrets an app
-// held when this resource took it, by name or by external name (an app of eventing-auth-manager or
-// made by hand, one handed over, or its own after a restore). A runtime may
-// hold any of them through a Secret this provider does not know of, so each is
-// retired, whatever its description, only once a RuntimeSecret using this
-// resource carries the resource's own secret and none waits for it; with no
-// such RuntimeSecret it stays.
+// held when this resource took it, by name or by external name (an app of
+// eventing-auth-manager or made by hand, one handed over, or its own after a
+// restore); empty for an app taken without any. A runtime may hold any of
+// them through a Secret this provider does not know of, so each is retired,
+// whatever its description, only once a RuntimeSecret using this resource
+// carries the resource's own secret and none waits for it; with no such
+// RuntimeSecret it stays.
 const AnnotationInheritedSecrets = "ias.eventingauth.kyma-project.io/inherited-secrets"
 
 // takenByExternalName tells whether cr takes app now by its external name,
