@@ -107,13 +107,29 @@ func testNeighbourNeverHoldsThePlatformsLogons(t *testing.T) {
 	g.Expect(failedLogons(platform.sim)).To(Equal(1), "failed logons of the platform's user: the stale password once")
 }
 
-// waitReadyWithin waits for a resource to be Ready, failing after d.
+// waitReadyWithin waits for a resource to be Ready, failing after d with the
+// provider's log lines about it.
 func waitReadyWithin(t *testing.T, a managedObject, d time.Duration) {
 	t.Helper()
-	NewWithT(t).Eventually(func(g Gomega) {
-		st, msg := condition(g, a, xpv2.TypeReady)
-		g.Expect(st).To(Equal(corev1.ConditionTrue), msg)
+	ok := NewWithT(t).Eventually(func(g Gomega) {
+		get(g, a)
+		g.Expect(a.GetCondition(xpv2.TypeReady).Status).To(Equal(corev1.ConditionTrue), "Ready: %s; Synced: %s",
+			a.GetCondition(xpv2.TypeReady).Message, a.GetCondition(xpv2.TypeSynced).Message)
 	}, d, 100*time.Millisecond).Should(Succeed(), "%s not Ready within %v", a.GetName(), d)
+	if !ok {
+		t.Logf("the provider's log lines about %s/%s:\n%s", a.GetNamespace(), a.GetName(), logLinesAbout(a))
+	}
+}
+
+// logLinesAbout is the provider's log lines that name the object, the last 40.
+func logLinesAbout(a managedObject) string {
+	var about []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, a.GetName()) && strings.Contains(l, a.GetNamespace()) {
+			about = append(about, l)
+		}
+	}
+	return strings.Join(about[max(0, len(about)-40):], "\n")
 }
 
 // testThrottlingNeighbours: 20 namespaces whose IAS tenants answer every call

@@ -46,7 +46,14 @@ const (
 	// DefaultDetachedCalls bounds the first contacts that go on without a
 	// worker (see firstcontact.go): each holds a connection being set up.
 	DefaultDetachedCalls = 256
+	// DefaultMaxScopedTargets: a target is a few hundred bytes.
+	DefaultMaxScopedTargets = 10000
 )
+
+// ErrTooManyTargets is a call of a scope other than the platform's refused
+// because the Set keeps as many such targets as it may.
+var ErrTooManyTargets = errors.New("the provider keeps circuits for as many runtimes outside the platform's namespace as it may; " +
+	"it takes new ones as others are no longer used")
 
 // Options of a Set.
 type Options struct {
@@ -77,6 +84,10 @@ type Options struct {
 	// ScopeDetachedCalls bounds the shared permits one scope holds; default
 	// an eighth of DetachedCalls.
 	ScopeDetachedCalls int
+	// MaxScopedTargets bounds, with a PlatformScope, the targets kept for
+	// calls of every other scope together; default DefaultMaxScopedTargets.
+	// The platform's are as many as its runtimes.
+	MaxScopedTargets int
 	// Rejected, if set, tells an answer that rejects the caller's credentials
 	// (IAS: 401, or 403 on an admin call). One such answer opens the target's
 	// logon circuit at once, for RejectedDelay.
@@ -95,6 +106,8 @@ type Set struct {
 	mu      sync.Mutex
 	targets map[string]*Target
 	pruned  time.Time
+	// scoped counts the targets made for scopes other than PlatformScope.
+	scoped int
 }
 
 // NewSet returns a Set with the options' defaults filled in.
@@ -120,6 +133,9 @@ func NewSet(o Options) *Set {
 	if o.ScopeDetachedCalls <= 0 {
 		o.ScopeDetachedCalls = max(1, o.DetachedCalls/8)
 	}
+	if o.MaxScopedTargets <= 0 {
+		o.MaxScopedTargets = DefaultMaxScopedTargets
+	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
@@ -136,13 +152,17 @@ const pruneEvery = time.Minute
 // Target returns the breaker of the target under key (which identifies it, and
 // may be a digest of its credentials), creating it if need be. name is how
 // messages call it: a URL or host, never a credential.
+// It is not bounded: Guard and Recall are, for calls outside the platform's
+// scope.
 func (s *Set) Target(key, name string) *Target {
-	t, _ := s.target(key, name)
+	t, _, _ := s.target(key, name, false)
 	return t
 }
 
-// target is Target, and tells whether it made the target just now.
-func (s *Set) target(key, name string) (*Target, bool) {
+// target is Target, and tells whether it made the target just now. A target
+// for a scope other than the platform's (scoped) is made only within
+// MaxScopedTargets, after a prune if need be; else ErrTooManyTargets.
+func (s *Set) target(key, name string, scoped bool) (*Target, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
@@ -152,11 +172,31 @@ func (s *Set) target(key, name string) (*Target, bool) {
 	}
 	if t, ok := s.targets[key]; ok {
 		t.used.Store(now.UnixNano())
-		return t, false
+		return t, false, nil
+	}
+	if scoped && s.scoped >= s.opts.MaxScopedTargets && now.Sub(s.pruned) > fullPruneEvery {
+		s.pruned = now
+		s.pruneLocked(now)
+	}
+	if scoped && s.scoped >= s.opts.MaxScopedTargets {
+		return nil, false, ErrTooManyTargets
 	}
 	t := newTarget(s, name)
+	t.scoped = scoped
+	if scoped {
+		s.scoped++
+	}
 	s.targets[key] = t
-	return t, true
+	return t, true, nil
+}
+
+// fullPruneEvery spaces the prunes a Set full of scoped targets asks for.
+const fullPruneEvery = 5 * time.Second
+
+// scoped tells whether calls under ctx are of a scope other than the
+// platform's, whose targets are bounded.
+func (s *Set) scopedCall(ctx context.Context) bool {
+	return s.opts.PlatformScope != "" && scopeFrom(ctx) != s.opts.PlatformScope
 }
 
 // holdWorker takes one of the slots for workers waiting on failing or
@@ -196,7 +236,11 @@ type Guard func(ctx context.Context, r Request) (*http.Response, error)
 // each call, which also keeps it from being pruned while in use.
 func (s *Set) Guard(key, name string) Guard {
 	return func(ctx context.Context, r Request) (*http.Response, error) {
-		return s.Target(key, name).Do(ctx, r)
+		t, _, err := s.target(key, name, s.scopedCall(ctx))
+		if err != nil {
+			return nil, err
+		}
+		return t.Do(ctx, r)
 	}
 }
 
@@ -208,6 +252,9 @@ func (s *Set) pruneLocked(now time.Time) {
 		idle := now.Sub(time.Unix(0, t.used.Load()))
 		if idle > 2*s.opts.MaxDelay && (t.healthy() || idle > s.opts.RejectedDelay+2*s.opts.MaxDelay) {
 			delete(s.targets, k)
+			if t.scoped {
+				s.scoped--
+			}
 			t.retire()
 		}
 	}
@@ -240,6 +287,7 @@ type Target struct {
 	probe    *probe       // guarded by mu
 	nOpen    atomic.Int32 // circuits of this target not closed, for the gauge
 	gone     atomic.Bool  // forgotten: its open circuits are no longer counted
+	scoped   bool         // made for a scope other than the platform's (Set.scoped)
 	mu       sync.Mutex
 	cause    string // what the last failure was
 	failed   time.Time

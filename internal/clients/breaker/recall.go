@@ -45,12 +45,12 @@ func Recalled(message string) (Failure, bool) {
 // call is refused with f's own words; after it, the first call is a probe,
 // bounded with the calls to failing targets, whose outcome the circuits take
 // over.
-func (s *Set) Recall(key, name string, f Failure) {
+func (s *Set) Recall(ctx context.Context, key, name string, f Failure) {
 	if f.Target != name {
 		return
 	}
-	t, created := s.target(key, name)
-	if !created {
+	t, created, err := s.target(key, name, s.scopedCall(ctx))
+	if err != nil || !created {
 		return
 	}
 	t.mu.Lock()

@@ -84,7 +84,7 @@ func TestRecall(t *testing.T) {
 				}
 				_ = resp.Body.Close()
 			}
-			set.Recall("k", name, tc.recall)
+			set.Recall(context.Background(), "k", name, tc.recall)
 			time.Sleep(tc.waitCall)
 			called := false
 			resp, err := set.Target("k", name).Do(context.Background(), read(func() (*http.Response, error) { called = true; return answer(200)() }))

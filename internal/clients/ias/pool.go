@@ -1,6 +1,7 @@
 package ias
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -83,7 +84,23 @@ type PoolOptions struct {
 	// is tried from that namespace;
 	// default breaker.DefaultRejectedDelay.
 	LogonBackoff time.Duration
+	// MaxNamespaced bounds the credentials (each with its connections and
+	// circuits) and the users the pool keeps for namespaced ProviderConfigs,
+	// each; default DefaultMaxNamespaced. The platform's are not counted:
+	// they are as many as its ClusterProviderConfigs.
+	MaxNamespaced int
 }
+
+// DefaultMaxNamespaced is how many credentials, and users, of namespaced
+// ProviderConfigs the pool keeps at most; a few KiB each, more with open
+// connections.
+const DefaultMaxNamespaced = 1024
+
+// ErrNamespacedFull is a namespaced ProviderConfig's call refused because the
+// pool keeps as many namespaced credentials as it may; it passes once unused
+// ones are dropped.
+var ErrNamespacedFull = errors.New("the provider keeps as many credentials of namespaced ProviderConfigs as it may; " +
+	"it takes new ones as others are no longer used")
 
 // The default budget of one tenant URL: IAS allows 50 requests a second per
 // client IP address; the ProviderConfigs' own default is 40, so a second
@@ -136,6 +153,9 @@ type Pool struct {
 	states     map[string]*tenantState
 	lastSweep  time.Time
 	generation uint64
+	// namespacedStates and namespacedUsers count the entries made for
+	// namespaced configs, bounded by MaxNamespaced.
+	namespacedStates, namespacedUsers int
 }
 
 type tenantState struct {
@@ -156,6 +176,8 @@ type tenantState struct {
 
 	// generation names this state among the Pool's (Client.Generation).
 	generation uint64
+	// namespaced: made for a namespaced config, counted against MaxNamespaced.
+	namespaced bool
 
 	mu        sync.Mutex
 	http      *http.Client
@@ -214,6 +236,9 @@ func NewPool(o PoolOptions) *Pool {
 	if o.LogonBackoff <= 0 {
 		o.LogonBackoff = breaker.DefaultRejectedDelay
 	}
+	if o.MaxNamespaced <= 0 {
+		o.MaxNamespaced = DefaultMaxNamespaced
+	}
 	return &Pool{opts: o, gates: map[string]*tenantGate{}, users: map[userKey]*userLogons{}, states: map[string]*tenantState{}}
 }
 
@@ -233,6 +258,9 @@ func (p *Pool) passwordLogonLocked(t Tenant, id string) *passwordLogon {
 	if !ok {
 		u = &userLogons{url: t.URL, username: t.Username, backoff: p.opts.LogonBackoff, platform: t.Namespace == ""}
 		p.users[k] = u
+		if !u.platform {
+			p.namespacedUsers++
+		}
 	}
 	sum := sha256.Sum256([]byte(t.Password))
 	return &passwordLogon{user: u, digest: hex.EncodeToString(sum[:])}
@@ -252,7 +280,9 @@ func (p *Pool) Rejected(t Tenant) (time.Time, bool) {
 // Recall opens the circuit of the tenant with these credentials as f records,
 // if the Set does not know it yet (see breaker.Set.Recall).
 func (p *Pool) Recall(t Tenant, f breaker.Failure) {
-	p.opts.Breakers.Recall(breakerKey(t, t.digest()), t.URL, f)
+	// IAS's Set has no platform scope: its targets are bounded with the
+	// pool's credentials.
+	p.opts.Breakers.Recall(context.Background(), breakerKey(t, t.digest()), t.URL, f)
 }
 
 // Client returns a client of the tenant with these credentials, calling at
@@ -267,8 +297,12 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 	key := breakerKey(t, d)
 	now := time.Now()
 	p.mu.Lock()
-	p.sweepLocked(now)
+	p.sweepLocked(now, false)
 	id := TenantID(t.URL)
+	if !p.roomLocked(t, id, key, now) {
+		p.mu.Unlock()
+		return nil, ErrNamespacedFull
+	}
 	gate, ok := p.gates[id]
 	if !ok {
 		gate = &tenantGate{url: t.URL, limiter: rate.NewLimiter(rate.Limit(p.opts.TenantQPS), p.opts.TenantBurst)}
@@ -278,8 +312,12 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 	st, ok := p.states[key]
 	if !ok {
 		p.generation++
-		st = &tenantState{gate: gate, maxPages: p.opts.MaxPages, generation: p.generation, limiters: map[rateLimit]*rate.Limiter{}}
+		st = &tenantState{gate: gate, maxPages: p.opts.MaxPages, generation: p.generation, limiters: map[rateLimit]*rate.Limiter{},
+			namespaced: t.Namespace != ""}
 		p.states[key] = st
+		if st.namespaced {
+			p.namespacedStates++
+		}
 	}
 	p.mu.Unlock()
 	st.lastUsed.Store(now.UnixNano())
@@ -298,11 +336,32 @@ func (p *Pool) Client(t Tenant) (Client, error) {
 	return newClient(t, st)
 }
 
-// sweepLocked drops, at most once a minute, the state of credentials no
-// client asked for within IdleAfter (a ProviderConfig's old password); the
-// caller holds p.mu.
-func (p *Pool) sweepLocked(now time.Time) {
-	if now.Sub(p.lastSweep) < time.Minute {
+// roomLocked tells whether a client of t may be made: the platform's always,
+// a namespaced config's if it adds no state or user beyond MaxNamespaced,
+// after a sweep if need be. The caller holds p.mu.
+func (p *Pool) roomLocked(t Tenant, id, key string, now time.Time) bool {
+	if t.Namespace == "" {
+		return true
+	}
+	full := func() bool {
+		_, known := p.states[key]
+		_, knownUser := p.users[userKey{id, strings.ToLower(t.Username), t.Namespace}]
+		return (!known && p.namespacedStates >= p.opts.MaxNamespaced) ||
+			(t.Username != "" && t.Password != "" && !knownUser && p.namespacedUsers >= p.opts.MaxNamespaced)
+	}
+	if !full() {
+		return true
+	}
+	p.sweepLocked(now, true)
+	return !full()
+}
+
+// sweepLocked drops the state of credentials no client asked for within
+// IdleAfter (a ProviderConfig's old password), and what only they used: at
+// most once a minute, or, when full, every few seconds (at most every
+// IdleAfter). The caller holds p.mu.
+func (p *Pool) sweepLocked(now time.Time, full bool) {
+	if since := now.Sub(p.lastSweep); since < time.Minute && (!full || since < min(fullSweepEvery, p.opts.IdleAfter)) {
 		return
 	}
 	p.lastSweep = now
@@ -310,6 +369,9 @@ func (p *Pool) sweepLocked(now time.Time) {
 	for k, st := range p.states {
 		if now.Sub(time.Unix(0, st.lastUsed.Load())) > p.opts.IdleAfter {
 			delete(p.states, k)
+			if st.namespaced {
+				p.namespacedStates--
+			}
 			st.mu.Lock()
 			if st.http != nil {
 				st.http.CloseIdleConnections()
@@ -327,9 +389,15 @@ func (p *Pool) sweepLocked(now time.Time) {
 	for k, u := range p.users {
 		if u.idle(now, p.opts.IdleAfter) {
 			delete(p.users, k)
+			if !u.platform {
+				p.namespacedUsers--
+			}
 		}
 	}
 }
+
+// fullSweepEvery spaces the sweeps a full pool asks for: each walks every entry.
+const fullSweepEvery = 5 * time.Second
 
 // breakerKey names a tenant's circuits and state: its URL and credentials.
 func breakerKey(t Tenant, digest string) string { return t.URL + "#" + digest }

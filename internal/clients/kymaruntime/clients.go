@@ -1,6 +1,7 @@
 package kymaruntime
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"fmt"
@@ -204,7 +205,7 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 // breaker.Set.Recall). The circuits outlive the cache: a client evicted by
 // other runtimes' since it was handed out still finds its circuit recalled,
 // so the host comes from the kubeconfig when the cache no longer has it.
-func (c *Clients) Recall(kubeconfig []byte, f breaker.Failure) {
+func (c *Clients) Recall(ctx context.Context, kubeconfig []byte, f breaker.Failure) {
 	key := digest(kubeconfig)
 	var host string
 	if v, ok := c.cache.Get(key); ok {
@@ -214,7 +215,7 @@ func (c *Clients) Recall(kubeconfig []byte, f breaker.Failure) {
 	} else {
 		return
 	}
-	c.breakers.Recall(key, host, f)
+	c.breakers.Recall(ctx, key, host, f)
 }
 
 // digest identifies a kubeconfig without revealing it.

@@ -292,7 +292,7 @@ func TestClientsRecall(t *testing.T) {
 					t.Fatalf("%s\n%v", tc.reason, err)
 				}
 			}
-			c.Recall(kc, breaker.Failure{Target: tc.target, Cause: "timeout", Next: time.Now().Add(time.Hour)})
+			c.Recall(context.Background(), kc, breaker.Failure{Target: tc.target, Cause: "timeout", Next: time.Now().Add(time.Hour)})
 			_, err = core.Secrets("ns").Get(context.Background(), "s", metav1.GetOptions{})
 			if calls.Load() != tc.wantCalls {
 				t.Fatalf("%s\n%d calls reached the runtime, want %d (%v)", tc.reason, calls.Load(), tc.wantCalls, err)

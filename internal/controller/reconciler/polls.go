@@ -42,7 +42,9 @@ func NewPollBudget(perSecond int) *PollBudget {
 func PollsLast(r reconcile.Reconciler, b *PollBudget) reconcile.Reconciler {
 	var polled sync.Map // resources whose first poll is scheduled
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-		ctx, retryAt := breaker.WithRetryHint(ctx)
+		// Calls are made for the resource's namespace: first contacts and
+		// circuits of other namespaces than the platform's are bounded together.
+		ctx, retryAt := breaker.WithRetryHint(breaker.WithScope(ctx, req.Namespace))
 		res, err := r.Reconcile(ctx, req)
 		if h := retryAt(); err == nil && res.Requeue && !h.At.IsZero() {
 			// A target failed or is known to: try again when its circuit lets a

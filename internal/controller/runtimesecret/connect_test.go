@@ -115,7 +115,7 @@ func TestConnect(t *testing.T) {
 			if !tc.hasRuntime {
 				return
 			}
-			_, err = e.secrets("kyma-system")
+			_, err = e.secrets(context.Background(), "kyma-system")
 			if diff := cmp.Diff(tc.clientErr, err, test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nfirst call's client error: -want +got:\n%s", tc.reason, diff)
 			}
@@ -132,4 +132,4 @@ type recallingClients struct {
 	recalled []breaker.Failure
 }
 
-func (r *recallingClients) Recall(_ []byte, f breaker.Failure) { r.recalled = append(r.recalled, f) }
+func (r *recallingClients) Recall(_ context.Context, _ []byte, f breaker.Failure) { r.recalled = append(r.recalled, f) }

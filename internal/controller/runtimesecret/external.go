@@ -41,7 +41,7 @@ const DefaultUnreachableDeletion = time.Hour
 // circuit a failure a condition recorded.
 type RuntimeClients interface {
 	For(kubeconfig []byte) (corev1client.CoreV1Interface, error)
-	Recall(kubeconfig []byte, f breaker.Failure)
+	Recall(ctx context.Context, kubeconfig []byte, f breaker.Failure)
 }
 
 // RuntimeClientsFn is a RuntimeClients of a function, without circuits.
@@ -53,7 +53,7 @@ func (fn RuntimeClientsFn) For(kubeconfig []byte) (corev1client.CoreV1Interface,
 }
 
 // Recall does nothing: fn has no circuits.
-func (fn RuntimeClientsFn) Recall([]byte, breaker.Failure) {}
+func (fn RuntimeClientsFn) Recall(context.Context, []byte, breaker.Failure) {}
 
 type connector struct {
 	kube     client.Reader
@@ -96,7 +96,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RuntimeSecret) (ma
 // that only waits for its IASApplication builds none. A client is its parsed
 // kubeconfig and TLS set-up, and with many runtimes made at once (more than
 // the cache holds) each waiting reconcile built one again.
-func (e *external) secrets(ns string) (corev1client.SecretInterface, error) {
+func (e *external) secrets(ctx context.Context, ns string) (corev1client.SecretInterface, error) {
 	if e.runtime == nil {
 		c, err := e.clients.For(e.kubeconfigData)
 		if err != nil {
@@ -104,7 +104,7 @@ func (e *external) secrets(ns string) (corev1client.SecretInterface, error) {
 		}
 		if e.recalled != nil {
 			// After a restart: the runtime failed when last tried.
-			e.clients.Recall(e.kubeconfigData, *e.recalled)
+			e.clients.Recall(ctx, e.kubeconfigData, *e.recalled)
 		}
 		e.runtime = c
 	}
@@ -140,8 +140,6 @@ type external struct {
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (managed.ExternalObservation, error) {
-	// First contacts of one namespace's runtimes share permits of its own.
-	ctx = breaker.WithScope(ctx, cr.GetNamespace())
 	// What the runtime held when last seen, before this observation replaces it.
 	last := e.record(cr)
 	fromEvent := e.watcher.TookEvent(client.ObjectKeyFromObject(cr))
@@ -198,7 +196,7 @@ func (e *external) record(cr *v1alpha1.RuntimeSecret) (last string) {
 // target reads the Secret on the runtime; nil if there is none.
 func (e *external) target(ctx context.Context, cr *v1alpha1.RuntimeSecret) (*corev1.Secret, error) {
 	ns, name := cr.TargetSecret()
-	secrets, err := e.secrets(ns)
+	secrets, err := e.secrets(ctx, ns)
 	if err != nil {
 		return nil, err
 	}
