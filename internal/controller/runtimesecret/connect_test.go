@@ -132,4 +132,6 @@ type recallingClients struct {
 	recalled []breaker.Failure
 }
 
-func (r *recallingClients) Recall(_ context.Context, _ []byte, f breaker.Failure) { r.recalled = append(r.recalled, f) }
+func (r *recallingClients) Recall(_ context.Context, _ []byte, f breaker.Failure) {
+	r.recalled = append(r.recalled, f)
+}
