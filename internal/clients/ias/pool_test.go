@@ -1,12 +1,14 @@
 package ias_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/test/support/testnet"
 )
 
 // TestNamespacesShareABoundedPool: the credentials and users the pool keeps
@@ -49,5 +51,32 @@ func TestNamespacesShareABoundedPool(t *testing.T) {
 	}
 	if refused < 48 {
 		t.Errorf("%d of 50 new namespaces refused, want at least 48 with a bound of 2", refused)
+	}
+}
+
+// TestTenantCallsCloseWhatTimedOut: a tenant that accepts connections and
+// never answers keeps no connection open once the calls timed out.
+func TestTenantCallsCloseWhatTimedOut(t *testing.T) {
+	hanging := testnet.Hang(t)
+	pool := ias.NewPool(ias.PoolOptions{Timeout: 300 * time.Millisecond, Attempts: 1})
+	for i := range 3 {
+		// Each its own credentials: its own circuit and connections.
+		c, err := pool.Client(ias.Tenant{URL: "https://" + hanging.Addr, Username: "u", Password: fmt.Sprint("p", i), QPS: 10, Burst: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.GetApplication(context.Background(), "8f0c1f3e-2b1d-4c5e-9a7b-1c2d3e4f5a6b"); err == nil {
+			t.Fatal("a tenant that never answers answered")
+		}
+	}
+	if n := hanging.Accepted(); n < 3 {
+		t.Fatalf("the hanging tenant accepted %d connections, want 3", n)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for hanging.Open() != 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := hanging.Open(); n != 0 {
+		t.Errorf("%d connections to the hanging tenant still open after their calls timed out", n)
 	}
 }

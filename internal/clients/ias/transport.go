@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/bodyctx"
@@ -224,6 +225,12 @@ func (t *transport) send(req *http.Request, op string) (*http.Response, context.
 	start := time.Now()
 	resp, err := t.next.RoundTrip(r)
 	t.metrics.duration.WithLabelValues(op).Observe(time.Since(start).Seconds())
+	if err != nil && ctx.Err() != nil {
+		// The transport goes on setting up the connection of an attempt that
+		// timed out, for later calls: a tenant that accepts and never
+		// answers would pin a socket per attempt.
+		utilnet.CloseIdleConnectionsFor(t.next)
+	}
 	code := "error"
 	if err == nil {
 		code = strconv.Itoa(resp.StatusCode)

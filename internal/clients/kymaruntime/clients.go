@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/lru"
@@ -137,8 +138,9 @@ func NewClients(o Options) *Clients {
 		sessions: tls.NewLRUClientSessionCache(o.Sessions)}
 	c.cache = lru.NewWithEvictionFunc(o.Size, func(_ lru.Key, v any) {
 		// Each client has its own transport (see For), so closing its idle
-		// connections frees what it held.
-		v.(cached).http.CloseIdleConnections()
+		// connections frees what it held. http.Client's own
+		// CloseIdleConnections stops at client-go's wrappers.
+		utilnet.CloseIdleConnectionsFor(v.(cached).http.Transport)
 		c.evicted.Add(1)
 		c.metrics.evicted()
 	})

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/bodyctx"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
@@ -58,12 +60,22 @@ type guard struct {
 	timeout time.Duration
 }
 
+// CloseIdleConnections closes the runtime's idle connections and those still
+// being set up that no call waits for.
+func (g *guard) CloseIdleConnections() { utilnet.CloseIdleConnectionsFor(g.next) }
+
 func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	read := req.Method == http.MethodGet || req.Method == http.MethodHead
 	return g.call(req.Context(), breaker.Request{Read: read, Do: func(ctx context.Context) (*http.Response, error) {
 		ctx, cancel := context.WithTimeout(ctx, g.timeout)
 		resp, err := g.next.RoundTrip(req.WithContext(ctx))
 		if err != nil {
+			if ctx.Err() != nil {
+				// The transport goes on setting up the connection of a call
+				// that timed out, for later calls: a runtime that accepts and
+				// never answers would pin a socket per call.
+				g.CloseIdleConnections()
+			}
 			cancel()
 			return nil, err
 		}

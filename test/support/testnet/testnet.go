@@ -21,6 +21,7 @@ type Hanging struct {
 	// Addr is host:port.
 	Addr     string
 	accepted atomic.Int64
+	open     atomic.Int64
 }
 
 // Hang listens on a loopback port until the test ends.
@@ -39,7 +40,13 @@ func Hang(tb testing.TB) *Hanging {
 				return
 			}
 			h.accepted.Add(1)
+			h.open.Add(1)
 			held.add(c)
+			// Read until the caller closes it: the connection is open till then.
+			go func() {
+				_, _ = io.Copy(io.Discard, c)
+				h.open.Add(-1)
+			}()
 		}
 	}()
 	tb.Cleanup(func() {
@@ -51,6 +58,9 @@ func Hang(tb testing.TB) *Hanging {
 
 // Accepted is how many connections it accepted so far.
 func (h *Hanging) Accepted() int64 { return h.accepted.Load() }
+
+// Open is how many of them the callers have not closed.
+func (h *Hanging) Open() int64 { return h.open.Load() }
 
 // RefusingAddr is a loopback host:port where nothing listens.
 func RefusingAddr(tb testing.TB) string {
