@@ -104,7 +104,9 @@ func testRestartBesideUnreachableRuntimes(t *testing.T) {
 
 	after := onPlatform("runtime-platform-after-restart")
 	g.Expect(k8s.Create(ctx, after)).To(Succeed())
-	waitReadyWithin(t, after, 15*time.Second)
+	// Within the backoff a rejected password would hold the platform's for,
+	// with room for a restarted provider's first pass over every resource.
+	waitReadyWithin(t, after, rejectedBackoff-5*time.Second)
 	waitReady(t, before)
 	g.Expect(failedLogons(platform.sim)).To(BeZero(), "failed logons of the platform's user across the restart")
 }
