@@ -82,6 +82,7 @@ func TestProvider(t *testing.T) {
 	t.Run("ThrottlingNeighbours", testThrottlingNeighbours)
 	t.Run("ManyRuntimesSmallClientCache", testManyRuntimes)
 	t.Run("UnrelatedSecretsStayOut", testUnrelatedSecretsStayOut)
+	t.Run("LargeTenantNeighbours", testLargeTenantNeighbours)
 	t.Run("NoSecretInLogsEventsOrStatus", testNoLeaks)
 	t.Run("MetricsTableMatchesExports", testMetricsTable)
 	// Last: a restart replaces the provider and its metrics registry.
