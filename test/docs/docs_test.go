@@ -121,3 +121,52 @@ func TestNoIssueNumbers(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReconcilerDeparturesArePinned: every row of the architecture's table of
+// changes to crossplane-runtime's managed reconciler names at least one test,
+// and every test it names exists: a unit test function or an integration
+// scenario.
+func TestReconcilerDeparturesArePinned(t *testing.T) {
+	doc := read(t, "docs/architecture.md")
+	const heading = "## What the provider changes in crossplane-runtime's managed reconciler"
+	i := strings.Index(doc, heading)
+	if i < 0 {
+		t.Fatalf("docs/architecture.md has no section %q", heading)
+	}
+	section := doc[i+len(heading):]
+	if j := strings.Index(section, "\n## "); j >= 0 {
+		section = section[:j]
+	}
+	var code strings.Builder
+	for _, dir := range []string{"internal", "test/integration"} {
+		_ = filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(p, "_test.go") {
+				b, _ := os.ReadFile(p)
+				code.Write(b)
+			}
+			return nil
+		})
+	}
+	named := regexp.MustCompile("`(\\w+)`")
+	rows := 0
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 6 || strings.HasPrefix(strings.TrimSpace(cells[1]), "change") || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") {
+			continue
+		}
+		rows++
+		tests := named.FindAllStringSubmatch(cells[4], -1)
+		if len(tests) == 0 {
+			t.Errorf("the change %q names no test", strings.TrimSpace(cells[1]))
+		}
+		for _, m := range tests {
+			if !strings.Contains(code.String(), "func "+m[1]+"(") && !strings.Contains(code.String(), `t.Run("`+m[1]+`"`) &&
+				!strings.Contains(code.String(), `"`+m[1]+`": {`) {
+				t.Errorf("the change %q names %s, which is no test, scenario or case", strings.TrimSpace(cells[1]), m[1])
+			}
+		}
+	}
+	if rows < 10 {
+		t.Errorf("the table has %d rows, want every change", rows)
+	}
+}

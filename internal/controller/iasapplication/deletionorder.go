@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -64,7 +65,7 @@ func HoldDeletion(r reconcile.Reconciler, kube client.Client, poll time.Duration
 			// resources: the RuntimeSecrets are on their way and their
 			// deletion wakes this one. Saying so would cost a mass deletion
 			// a status write per runtime.
-			return reconcile.Result{RequeueAfter: min(poll, time.Until(quiet))}, nil
+			return reconcile.Result{RequeueAfter: min(poll, time.Until(quiet)), Priority: ptr.To(handler.LowPriority)}, nil
 		}
 		waiting := xpv2.Deleting().WithMessage(waitingForUsers(users))
 		waiting.Reason = ReasonWaitingForRuntimeSecrets
@@ -72,7 +73,9 @@ func HoldDeletion(r reconcile.Reconciler, kube client.Client, poll time.Duration
 		if err := kube.Status().Update(ctx, cr); err != nil && !kerrors.IsNotFound(err) && !kerrors.IsConflict(err) {
 			return reconcile.Result{}, err
 		}
-		return reconcile.Result{RequeueAfter: poll}, nil
+		// The deletion of the last user wakes it; this is the safety net,
+		// behind other work as any poll.
+		return reconcile.Result{RequeueAfter: poll, Priority: ptr.To(handler.LowPriority)}, nil
 	})
 }
 

@@ -13,9 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
@@ -103,14 +105,14 @@ func TestHoldDeletion(t *testing.T) {
 			reason:      "An app a RuntimeSecret refers to waits for it, and says so.",
 			app:         appNamed("app", true),
 			others:      []client.Object{runtimeSecretUsing("rs-1", "app", "app-ias")},
-			wantResult:  reconcile.Result{RequeueAfter: poll},
+			wantResult:  reconcile.Result{RequeueAfter: poll, Priority: ptr.To(handler.LowPriority)},
 			wantMessage: "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret rs-1 to be deleted",
 		},
 		"DeletingUsedByConnectionSecret": {
 			reason:      "An app whose connection Secret a RuntimeSecret copies waits too.",
 			app:         appNamed("app", true),
 			others:      []client.Object{runtimeSecretUsing("rs-2", "", "app-ias"), runtimeSecretUsing("rs-1", "app", "")},
-			wantResult:  reconcile.Result{RequeueAfter: poll},
+			wantResult:  reconcile.Result{RequeueAfter: poll, Priority: ptr.To(handler.LowPriority)},
 			wantMessage: "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret rs-1, rs-2 to be deleted",
 		},
 		"DeletedTogether": {
@@ -123,7 +125,7 @@ func TestHoldDeletion(t *testing.T) {
 			reason:      "Once a deletion held for deleting users has waited quietHold, it says what it waits for.",
 			app:         deleting(appNamed("app", false), time.Now().Add(-quietHold-time.Second)),
 			others:      []client.Object{deleting(runtimeSecretUsing("rs-1", "app", "app-ias"), time.Now())},
-			wantResult:  reconcile.Result{RequeueAfter: poll},
+			wantResult:  reconcile.Result{RequeueAfter: poll, Priority: ptr.To(handler.LowPriority)},
 			wantMessage: "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret rs-1 to be deleted",
 		},
 		"ComposedTogether": {
@@ -136,21 +138,21 @@ func TestHoldDeletion(t *testing.T) {
 			reason:      "An app deleted on its own while its owner and the RuntimeSecret it composed stay says so after siblingHold.",
 			app:         controlledBy(deleting(appNamed("app", false), time.Now().Add(-siblingHold-time.Second)), "xr-uid"),
 			others:      []client.Object{controlledBy(runtimeSecretUsing("rs-1", "app", "app-ias"), "xr-uid")},
-			wantResult:  reconcile.Result{RequeueAfter: poll},
+			wantResult:  reconcile.Result{RequeueAfter: poll, Priority: ptr.To(handler.LowPriority)},
 			wantMessage: "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret rs-1 to be deleted",
 		},
 		"OwnedByAnother": {
 			reason:      "An app whose user another controller owns says so at once: nothing deletes that user along with the app.",
 			app:         controlledBy(appNamed("app", true), "xr-uid"),
 			others:      []client.Object{controlledBy(runtimeSecretUsing("rs-1", "app", "app-ias"), "other-xr-uid")},
-			wantResult:  reconcile.Result{RequeueAfter: poll},
+			wantResult:  reconcile.Result{RequeueAfter: poll, Priority: ptr.To(handler.LowPriority)},
 			wantMessage: "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret rs-1 to be deleted",
 		},
 		"OneUserStays": {
 			reason:      "An app one of whose users is not being deleted says so at once: that may take long.",
 			app:         appNamed("app", true),
 			others:      []client.Object{deleting(runtimeSecretUsing("rs-1", "app", ""), time.Now()), runtimeSecretUsing("rs-2", "app", "")},
-			wantResult:  reconcile.Result{RequeueAfter: poll},
+			wantResult:  reconcile.Result{RequeueAfter: poll, Priority: ptr.To(handler.LowPriority)},
 			wantMessage: "The IAS application is deleted once no RuntimeSecret carries its credentials to a runtime; waiting for RuntimeSecret rs-1, rs-2 to be deleted",
 		},
 		"DeletingObserveOnly": {

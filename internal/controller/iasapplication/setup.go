@@ -10,6 +10,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
@@ -45,8 +46,9 @@ func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	name := managed.ControllerName(v1alpha1.IASApplicationGroupKind)
 	recorder := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
-	opts := append(reconciler.CommonOptions(o, name, recorder),
-		managed.WithTypedExternalConnector(reconciler.RetainWhileRuntimeLives[*v1alpha1.IASApplication](&connector{
+	r := reconciler.NewManaged(mgr, o, reconciler.Kind[*v1alpha1.IASApplication]{
+		GVK: v1alpha1.IASApplicationGroupVersionKind, Name: name, Recorder: recorder,
+		Connector: &connector{
 			shared: shared{
 				kube:       mgr.GetClient(),
 				reader:     mgr.GetAPIReader(),
@@ -68,19 +70,12 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 			logons:          c.Logons,
 			providerConfigs: c.ProviderConfigs,
 			told:            newToldOnce(clock.RealClock{}),
-		}, reconciler.Retention{Cached: mgr.GetClient(), Live: mgr.GetAPIReader(), Recorder: recorder}, keep(mgr.GetClient()))),
-		// The external name is the IAS UUID, never metadata.name.
-		managed.WithInitializers(),
-		// Observe finds an app by its name when the UUID is not known, so a create
-		// whose outcome was lost is safe to retry: it adopts instead of duplicating.
-		managed.WithDeterministicExternalName(true),
-		// Observe itself waits for a lagging read after a create (find), so
-		// crossplane-runtime's 30s grace would only hold back the release of a
-		// resource deleted right after its creation.
-		managed.WithCreationGracePeriod(time.Nanosecond),
-	)
-	opts = append(opts, reconciler.KeepStatus(mgr.GetClient())...)
-	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.IASApplicationGroupVersionKind), opts...)
+		},
+		Keep: keep(mgr.GetClient()),
+		Hold: func(r reconcile.Reconciler) reconcile.Reconciler {
+			return HoldDeletion(r, mgr.GetClient(), o.PollInterval)
+		},
+	})
 
 	if err := mgr.Add(tenantLister{reader: mgr.GetAPIReader(), providerConfigs: c.ProviderConfigs, listings: c.TenantClients, log: o.Logger}); err != nil {
 		return err
@@ -97,5 +92,5 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		WithEventFilter(reconciler.DesiredStateChanged()).
 		Watches(&v1alpha1.IASApplication{}, &enqueueWhenListed{listings: c.TenantClients}).
 		Watches(&runtimev1alpha1.RuntimeSecret{}, WakeOnUserDeletion(mgr.GetClient())).
-		Complete(reconciler.PollsLast(HoldDeletion(r, mgr.GetClient(), o.PollInterval), o.Polls))
+		Complete(r)
 }

@@ -8,7 +8,6 @@ import (
 
 	xpevent "github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -16,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
@@ -42,27 +42,22 @@ func SetupGated(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	name := managed.ControllerName(v1alpha1.RuntimeSecretGroupKind)
 	recorder := xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))
-	opts := append(reconciler.CommonOptions(o, name, recorder),
-		managed.WithTypedExternalConnector(reconciler.RetainWhileRuntimeLives[*v1alpha1.RuntimeSecret](&connector{
+	r := reconciler.NewManaged(mgr, o, reconciler.Kind[*v1alpha1.RuntimeSecret]{
+		GVK: v1alpha1.RuntimeSecretGroupVersionKind, Name: name, Recorder: recorder,
+		Connector: &connector{
 			kube:                mgr.GetClient(),
 			clients:             c.Runtimes,
 			recorder:            recorder,
 			unreachableDeletion: c.UnreachableDeletion,
 			watcher:             c.Watcher,
 			deleted:             newDeletedSecrets(),
-		}, reconciler.Retention{Cached: mgr.GetClient(), Live: mgr.GetAPIReader(), Recorder: recorder}, keep)),
-		// The Secret on the runtime is found by its namespace and name; there is
-		// no external name to record.
-		managed.WithInitializers(),
-		// Creating is safe to retry: Observe finds a Secret that was created.
-		managed.WithDeterministicExternalName(true),
-		// A runtime's API server reads its own writes, so a Secret missing right
-		// after its creation was deleted since and is recreated at once.
-		managed.WithCreationGracePeriod(time.Nanosecond),
-		managed.WithReferenceResolver(references{kube: mgr.GetClient(), write: managed.NewAPISimpleReferenceResolver(mgr.GetClient())}),
-	)
-	opts = append(opts, reconciler.KeepStatus(mgr.GetClient())...)
-	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.RuntimeSecretGroupVersionKind), opts...)
+		},
+		Keep: keep,
+		Hold: func(r reconcile.Reconciler) reconcile.Reconciler { return WaitQuietly(r, mgr.GetClient(), time.Now) },
+		Options: []managed.ReconcilerOption{
+			managed.WithReferenceResolver(references{kube: mgr.GetClient(), write: managed.NewAPISimpleReferenceResolver(mgr.GetClient())}),
+		},
+	})
 
 	if err := reconciler.RecordStates(mgr, o, &v1alpha1.RuntimeSecretList{}); err != nil {
 		return err
@@ -94,7 +89,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(readers(mgr.GetClient()))).
 		Watches(&iasv1alpha1.IASApplication{}, handler.EnqueueRequestsFromMapFunc(users(mgr.GetClient(), indexApplication)),
 			builder.WithPredicates(readinessChanged())).
-		Complete(WaitQuietly(reconciler.PollsLast(r, o.Polls), mgr.GetClient(), time.Now))
+		Complete(r)
 }
 
 // runtimeOf names the runtime a RuntimeSecret writes to.
