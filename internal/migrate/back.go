@@ -212,7 +212,7 @@ func (s *state) keepable(ctx context.Context, o Options) (string, error) {
 		return why, err
 	}
 	if v := s.secret.ValidTo; v != nil {
-		return fmt.Sprintf("the runtime's client secret %s… expires at %s, and eventing-auth-manager never renews a secret: the runtime would lose its eventing then. Keep it with the provider, or give it a secret without expiry first",
+		return fmt.Sprintf("the runtime's client secret %s… expires at %s, and eventing-auth-manager never renews a secret: the runtime would lose its eventing then. Remove the secretRotation (and any validFor) while the provider serves the runtime: it replaces the secret with one without expiry (docs/migration.md), then run again",
 			s.secret.Hint, v.UTC().Format(time.RFC3339)), nil
 	}
 	return "", nil

@@ -388,9 +388,18 @@ func TestUpdate(t *testing.T) {
 		rotated   corev1.ConditionStatus
 		rotations string
 		err       error
-		// validTo is how long the new secret is valid, if one is made.
-		validTo time.Duration
+		// validTo is how long the new secret is valid, if one is made;
+		// neverExpires: the new secret has no expiry.
+		validTo      time.Duration
+		neverExpires bool
 	}{
+		"no secretRotation any more, the published secret expires: replaced by one without expiry": {
+			reason:    "nothing would replace an expiring secret once no expiry is asked for: it is replaced at once, by one that never expires, before runtimes go back to eventing-auth-manager",
+			w:         world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), ias: oneApp(expiring("s1", "abcd", 10*time.Hour)), conn: conn("abcd")},
+			calls:     []string{"create secret sec-1"},
+			events:    []string{string(eventNewSecret), string(eventRetiringSecret)},
+			published: true, ready: corev1.ConditionTrue, retiring: 1, rotated: corev1.ConditionTrue, rotations: "1 0", neverExpires: true,
+		},
 		"ProviderConfig's rotation, secret within its rotateBefore: replaced by one valid for its validFor, same app": {
 			reason:    "the platform's rotation applies to every resource without its own: the runtime keeps its client ID",
 			w:         world{cr: newCR(withExternalName(appID), publishedAgo("s1", time.Hour)), rotation: platform, ias: oneApp(expiring("s1", "abcd", 90*time.Minute)), conn: conn("abcd")},
@@ -548,6 +557,12 @@ func TestUpdate(t *testing.T) {
 				}
 				if got := cr.Status.AtProvider.SecretRotatesAt; got == nil || !got.Equal(&metav1.Time{Time: at.Add(tc.validTo - platform.rotateBefore)}) {
 					t.Errorf("%s\nstatus.atProvider.secretRotatesAt = %v, want %v", tc.reason, got, at.Add(tc.validTo-platform.rotateBefore))
+				}
+			}
+			if tc.neverExpires {
+				ss := tc.w.ias.secrets[appID]
+				if got := ss[len(ss)-1].ValidTo; got != nil {
+					t.Errorf("%s\nnew secret valid to %v, want no expiry", tc.reason, got)
 				}
 			}
 			if n := len(tc.w.ias.secrets[appID]); n > maxSecrets {

@@ -90,11 +90,18 @@ func (e *external) secrets(cr *v1alpha1.IASApplication, app *ias.Application, al
 			return st
 		}
 	}
-	if at := e.rotatesAt(cr, *st.cur); due(at, e.now()) {
+	switch at := e.rotatesAt(cr, *st.cur); {
+	case due(at, e.now()):
 		st.rotate = fmt.Sprintf("client secret %s… is due for rotation since %s", st.cur.Hint, at.UTC().Format(time.RFC3339))
 		if st.cur.ValidTo != nil {
 			st.rotate += fmt.Sprintf(" (rotateBefore its expiry at %s)", st.cur.ValidTo.UTC().Format(time.RFC3339))
 		}
+	case st.cur.ValidTo != nil && e.lifetime(cr).validFor <= 0:
+		// Secrets without expiry are asked for (secretRotation removed, as
+		// before handing runtimes back to eventing-auth-manager, which never
+		// renews one): nothing would replace this one before it expires.
+		st.rotate = fmt.Sprintf("client secret %s… expires at %s, and secrets without expiry are asked for (no secretRotation, no validFor)",
+			st.cur.Hint, st.cur.ValidTo.UTC().Format(time.RFC3339))
 	}
 	return st
 }
