@@ -597,4 +597,25 @@ func testRotation(t *testing.T) {
 		g.Expect(app.Secrets).To(HaveLen(1))
 		g.Expect(app.Secrets[0].ID).NotTo(Equal(first.ID), "the secret was rotated and the old one deleted")
 	}, timeout, 200*time.Millisecond).Should(Succeed())
+
+	// No expiry asked for any more (as before going back to
+	// eventing-auth-manager): the expiring secret is replaced at once by one
+	// that never expires, and no further rotation follows.
+	g.Eventually(func() error {
+		get(g, a)
+		a.Spec.ForProvider.Secret.ValidFor, a.Spec.ForProvider.Secret.RotateBefore = nil, nil
+		return k8s.Update(ctx, a)
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	var lasting iassim.Secret
+	g.Eventually(func(g Gomega) {
+		app := expectPublished(g, tn, a)
+		g.Expect(app.Secrets).To(HaveLen(1))
+		g.Expect(app.Secrets[0].ValidTo).To(BeNil(), "the published secret never expires")
+		lasting = app.Secrets[0]
+	}, timeout, 200*time.Millisecond).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		app := expectPublished(g, tn, a)
+		g.Expect(app.Secrets).To(HaveLen(1))
+		g.Expect(app.Secrets[0].ID).To(Equal(lasting.ID), "a secret without expiry is not rotated")
+	}, 3*poll, 500*time.Millisecond).Should(Succeed())
 }
