@@ -61,7 +61,7 @@ func TestFindReadsFreshOnlyAfterACreate(t *testing.T) {
 			r := &countingReader{Reader: e.reader}
 			e.reader = r
 			if tc.sentByUs {
-				e.created.noteCreateSent(tc.cr.GetUID())
+				e.created.noteCreateSent(tc.cr.GetUID(), e.now())
 			}
 			// A create recorded without its app listed yet is an error of its
 			// own (lifecycle_test.go); only the reads matter here.

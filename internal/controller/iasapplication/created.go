@@ -1,13 +1,12 @@
 package iasapplication
 
 import (
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/recent"
 )
 
 // createdTTL is how long what a Create learned stands in for IAS until an
@@ -20,34 +19,28 @@ const createdTTL = 5 * time.Minute
 // Observe that crossplane-runtime runs right after every Create need not ask IAS
 // again, nor read a connection Secret the cache may not hold yet.
 type created struct {
-	mu sync.Mutex
-	m  map[types.UID]createdApp
+	apps *recent.Memory[types.UID, createdApp]
 	// tried holds the resources this process sent a create for, answered or
-	// not, for createdTTL; made on first use.
-	tried *cache.Expiring
+	// not.
+	tried *recent.Memory[types.UID, struct{}]
+}
+
+func newCreated() *created {
+	return &created{apps: recent.New[types.UID, createdApp](createdTTL, 0), tried: recent.New[types.UID, struct{}](createdTTL, 0)}
 }
 
 // noteCreateSent records that a create of the resource's app is sent now.
-func (c *created) noteCreateSent(uid types.UID) {
-	c.triedCreates().Set(uid, struct{}{}, createdTTL)
+func (c *created) noteCreateSent(uid types.UID, now time.Time) {
+	c.tried.Put(uid, struct{}{}, now)
 }
 
 // triedLately tells whether this process sent a create for the resource
 // within createdTTL: only then may the cache lag behind the record of that
 // create. A create by an earlier process was recorded before it ended, and
 // the cache was filled after.
-func (c *created) triedLately(uid types.UID) bool {
-	_, ok := c.triedCreates().Get(uid)
+func (c *created) triedLately(uid types.UID, now time.Time) bool {
+	_, ok := c.tried.Get(uid, now)
 	return ok
-}
-
-func (c *created) triedCreates() *cache.Expiring {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tried == nil {
-		c.tried = cache.NewExpiring()
-	}
-	return c.tried
 }
 
 // createdApp is what a Create made: the app and its one secret, value included
@@ -59,12 +52,7 @@ type createdApp struct {
 }
 
 func (c *created) put(uid types.UID, a createdApp) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[types.UID]createdApp{}
-	}
-	c.m[uid] = a
+	c.apps.Put(uid, a, a.at)
 }
 
 // recall returns what the resource's Create made, if it is recent and about
@@ -74,17 +62,9 @@ func (c *created) put(uid types.UID, a createdApp) {
 // the provider all write a composed resource during bring-up) costs no IAS
 // calls.
 func (c *created) recall(uid types.UID, appID string, observed bool, now time.Time) (createdApp, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	a, ok := c.m[uid]
-	// Entries of resources whose Observe never came are dropped as they age.
-	for k, v := range c.m {
-		if now.Sub(v.at) > createdTTL {
-			delete(c.m, k)
-		}
-	}
-	if !ok || a.app.ID != appID || now.Sub(a.at) > createdTTL || observed {
-		delete(c.m, uid)
+	a, ok := c.apps.Get(uid, now)
+	if !ok || a.app.ID != appID || observed {
+		c.apps.Delete(uid)
 		return createdApp{}, false
 	}
 	return a, true

@@ -1,10 +1,11 @@
 package iasapplication
 
 import (
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/recent"
 )
 
 // deletedTTL is how long a Delete's success stands in for IAS: long enough
@@ -16,41 +17,21 @@ const deletedTTL = 5 * time.Minute
 // Observe that follows need not ask IAS whether the app is gone: a deletion
 // costs IAS one call. Lost at a restart, which costs one more DELETE (a 404).
 type deleted struct {
-	mu sync.Mutex
-	m  map[types.UID]deletedApp
+	apps *recent.Memory[types.UID, string]
 }
 
-type deletedApp struct {
-	id string
-	at time.Time
-}
+func newDeleted() *deleted { return &deleted{apps: recent.New[types.UID, string](deletedTTL, 0)} }
 
 func (d *deleted) put(uid types.UID, appID string, now time.Time) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.m == nil {
-		d.m = map[types.UID]deletedApp{}
-	}
-	d.m[uid] = deletedApp{id: appID, at: now}
+	d.apps.Put(uid, appID, now)
 }
 
 // gone tells whether the resource's Delete removed the app with the given ID
-// lately. Entries age out, so the map holds at most a few minutes' deletions.
+// lately.
 func (d *deleted) gone(uid types.UID, appID string, now time.Time) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for k, v := range d.m {
-		if now.Sub(v.at) > deletedTTL {
-			delete(d.m, k)
-		}
-	}
-	a, ok := d.m[uid]
-	return ok && a.id == appID
+	id, ok := d.apps.Get(uid, now)
+	return ok && id == appID
 }
 
 // len is how many deletions are remembered.
-func (d *deleted) len() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.m)
-}
+func (d *deleted) len() int { return d.apps.Len() }

@@ -36,7 +36,7 @@ func TestDeleted(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			d := &deleted{}
+			d := newDeleted()
 			if tc.put != "" {
 				d.put(types.UID("uid"), tc.put, t0)
 			}

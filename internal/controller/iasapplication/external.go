@@ -308,7 +308,7 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	if err := e.claimName(ctx, cr, cr.AppName()); err != nil {
 		return managed.ExternalCreation{}, err
 	}
-	e.created.noteCreateSent(cr.GetUID())
+	e.created.noteCreateSent(cr.GetUID(), e.now())
 	desc := ownedDescription(ownerOf(cr))
 	id, err := e.ias.CreateApplication(ctx, ias.ApplicationSpec{Name: cr.AppName(), DisplayName: cr.AppDisplayName(), Description: desc, GlobalAccount: ga})
 	if err != nil {

@@ -36,7 +36,7 @@ func (e *external) mayLag(cr *v1alpha1.IASApplication) bool {
 			return true
 		}
 	}
-	return e.created.triedLately(cr.GetUID())
+	return e.created.triedLately(cr.GetUID(), e.now())
 }
 
 // find returns the app by its UUID or, when the UUID is unknown or gone, by name;

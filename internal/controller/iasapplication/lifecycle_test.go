@@ -83,7 +83,7 @@ func (w world) external(t *testing.T) (*external, *result) {
 	r := &result{}
 	log := &fakes.Events{}
 	e := &external{ias: w.ias, now: func() time.Time { return at }, shared: shared{
-		kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: &created{}, deleted: &deleted{}, checks: &secretChecks{},
+		kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: newCreated(), deleted: newDeleted(), checks: newSecretChecks(time.Hour),
 		users:     usersFn(func(string) string { return w.pending }),
 		publisher: publisherFn(func(cd managed.ConnectionDetails) { r.published = append(r.published, cd) })}}
 	e.rotation = w.rotation

@@ -2,12 +2,12 @@ package iasapplication
 
 import (
 	"hash/fnv"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/recent"
 )
 
 // secretChecks remembers when each resource's api secrets were last listed in
@@ -22,20 +22,23 @@ import (
 // check is overdue gets it at a point of the next interval that its UID
 // picks, so that a restart spreads the checks of every app over the interval
 // instead of listing every app's secrets at once.
+//
+// A resource not checked for two intervals is forgotten (a deleted one).
 type secretChecks struct {
-	mu    sync.Mutex
-	at    map[types.UID]time.Time
-	swept time.Time
+	at *recent.Memory[types.UID, time.Time]
 }
+
+func newSecretChecks(every time.Duration) *secretChecks {
+	return &secretChecks{at: recent.New[types.UID, time.Time](2*every, maxChecked)}
+}
+
+// maxChecked bounds the resources whose last check is remembered: every
+// Ready app is, and one forgotten costs a listing of its secrets.
+const maxChecked = 50000
 
 // checked records that cr's secrets were listed at t.
 func (c *secretChecks) checked(cr *v1alpha1.IASApplication, t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.at == nil {
-		c.at = map[types.UID]time.Time{}
-	}
-	c.at[cr.GetUID()] = t
+	c.at.Put(cr.GetUID(), t, t)
 }
 
 // last returns when cr's secrets count as last listed, for checks every
@@ -45,13 +48,7 @@ func (c *secretChecks) last(cr *v1alpha1.IASApplication, now time.Time, every ti
 	if t := cr.Status.AtProvider.SecretsCheckedAt; t != nil {
 		status = t.Time
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.at == nil {
-		c.at = map[types.UID]time.Time{}
-	}
-	c.sweepLocked(now, every)
-	if t, ok := c.at[cr.GetUID()]; ok {
+	if t, ok := c.at.Get(cr.GetUID(), now); ok {
 		if status.After(t) {
 			return status
 		}
@@ -63,22 +60,8 @@ func (c *secretChecks) last(cr *v1alpha1.IASApplication, now time.Time, every ti
 	// Overdue when first seen by this process: due at a point of the next
 	// interval.
 	t := now.Add(-every + spread(cr.GetUID(), every))
-	c.at[cr.GetUID()] = t
+	c.at.Put(cr.GetUID(), t, now)
 	return t
-}
-
-// sweepLocked forgets, at most once an interval, the resources not checked
-// for two intervals: deleted ones.
-func (c *secretChecks) sweepLocked(now time.Time, every time.Duration) {
-	if now.Sub(c.swept) < every {
-		return
-	}
-	c.swept = now
-	for uid, t := range c.at {
-		if now.Sub(t) > 2*every {
-			delete(c.at, uid)
-		}
-	}
 }
 
 // spread is a point within every that uid picks, the same each time.

@@ -44,7 +44,7 @@ func TestUnchangedCheckWritesNothing(t *testing.T) {
 // app at the same point every time it is asked.
 func TestChecksSpreadAfterAStart(t *testing.T) {
 	const apps, every = 3600, time.Hour
-	c := &secretChecks{}
+	c := newSecretChecks(every)
 	perMinute := map[int]int{}
 	for i := range apps {
 		cr := newCR(func(cr *v1alpha1.IASApplication) {

@@ -55,9 +55,9 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 				recorder:   recorder,
 				publisher:  managed.NewAPILocalSecretPublisher(mgr.GetClient(), mgr.GetScheme()),
 				users:      runtimeSecretUsers{kube: mgr.GetClient()},
-				created:    &created{},
-				deleted:    &deleted{},
-				checks:     &secretChecks{},
+				created:    newCreated(),
+				deleted:    newDeleted(),
+				checks:     newSecretChecks(c.SecretCheck),
 				listSettle: c.ListSettle,
 				// One listing of the tenant serves every resource's poll.
 				inventoryAge:  c.InventoryAge,

@@ -1,11 +1,11 @@
 package iasapplication
 
 import (
-	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/utils/clock"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/recent"
 )
 
 // toldFor is how long a told message is remembered. Its keys name the day or
@@ -17,21 +17,20 @@ const toldFor = 25 * time.Hour
 // resources (a ProviderConfig's rejected credentials, its expiring
 // certificate) becomes one event, not one per resource.
 type toldOnce struct {
-	mu   sync.Mutex
-	told *cache.Expiring
+	clock clock.PassiveClock
+	told  *recent.Memory[string, struct{}]
 }
 
-func newToldOnce(c clock.Clock) *toldOnce {
-	return &toldOnce{told: cache.NewExpiringWithClock(c)}
+func newToldOnce(c clock.PassiveClock) *toldOnce {
+	return &toldOnce{clock: c, told: recent.New[string, struct{}](toldFor, 0)}
 }
 
 // first tells whether key was not told within toldFor, and remembers it.
 func (t *toldOnce) first(key string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if _, ok := t.told.Get(key); ok {
+	now := t.clock.Now()
+	if _, ok := t.told.Get(key, now); ok {
 		return false
 	}
-	t.told.Set(key, struct{}{}, toldFor)
+	t.told.Put(key, struct{}{}, now)
 	return true
 }

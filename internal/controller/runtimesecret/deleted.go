@@ -1,13 +1,17 @@
 package runtimesecret
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/lru"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/recent"
 )
 
-// deletedMemory is how many deletions deletedSecrets remembers: far more than
-// are ever between their two reconciles at once.
-const deletedMemory = 4096
+// deletedFor is how long a deletion is remembered: long enough for the
+// Observe crossplane-runtime runs after every Delete, even behind a mass
+// deletion's queue.
+const deletedFor = 5 * time.Minute
 
 // deletedSecrets remembers the RuntimeSecrets, by UID, whose Secret this
 // process deleted on the runtime during their deletion. crossplane-runtime
@@ -16,13 +20,17 @@ const deletedMemory = 4096
 // deletions at once the runtime's client has left the cache by then, so asking
 // would cost a new client, a full TLS handshake and a GET per runtime. After
 // a restart nothing is remembered and the runtime is asked.
-type deletedSecrets struct{ uids *lru.Cache }
+type deletedSecrets struct {
+	uids *recent.Memory[types.UID, struct{}]
+}
 
-func newDeletedSecrets() *deletedSecrets { return &deletedSecrets{uids: lru.New(deletedMemory)} }
+func newDeletedSecrets() *deletedSecrets {
+	return &deletedSecrets{uids: recent.New[types.UID, struct{}](deletedFor, 0)}
+}
 
 func (d *deletedSecrets) add(uid types.UID) {
 	if d != nil {
-		d.uids.Add(uid, struct{}{})
+		d.uids.Put(uid, struct{}{}, time.Now())
 	}
 }
 
@@ -30,6 +38,6 @@ func (d *deletedSecrets) has(uid types.UID) bool {
 	if d == nil {
 		return false
 	}
-	_, ok := d.uids.Get(uid)
+	_, ok := d.uids.Get(uid, time.Now())
 	return ok
 }
