@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
 )
 
 // The kinds the kyma bridge connects.
@@ -26,23 +28,6 @@ var (
 
 // LabelGlobalAccount on a Kyma CR names its global account.
 const LabelGlobalAccount = "kyma-project.io/global-account-id"
-
-// Annotations on an EventingAuth that its composition function reads; the
-// migration from eventing-auth-manager sets them.
-const (
-	// AnnotationApplicationID is the UUID of the app to take over; it becomes
-	// the IASApplication's external name, and is removed once migrated.
-	AnnotationApplicationID = "eventingauth.kyma-project.io/application-id"
-	// AnnotationSecretDescription is the marker of the app's secrets; it stays,
-	// so that the provider keeps recognising the secret it took over.
-	AnnotationSecretDescription = "eventingauth.kyma-project.io/secret-description"
-	// AnnotationKymaGlobalAccount carries the Kyma CR's global account label
-	// from the bridge through the EventingAuth to the IASApplication. It is
-	// not the app's globalAccount: the provider sends it only where the
-	// ProviderConfig asks for it (globalAccountFromKymaLabel); by default
-	// every app gets the config's, as eventing-auth-manager sent its flag's.
-	AnnotationKymaGlobalAccount = "eventingauth.kyma-project.io/kyma-global-account"
-)
 
 // XRPollInterval is how often, by default, Crossplane core re-runs each
 // EventingAuth's composition when nothing changed (annotation
@@ -55,13 +40,8 @@ const (
 // (--sync-interval=10h). The provider polls the managed resources themselves.
 const XRPollInterval = 10 * time.Hour
 
-// AnnotationApplied on an EventingAuth is a digest of what the kyma bridge
-// applied (its spec, owner and poll interval): the bridge re-applies only when
-// the digest it would write differs, so a Ready runtime costs it no API write.
-const AnnotationApplied = "eventingauth.kyma-project.io/bridge-applied"
-
 // Desired is the EventingAuth for a Kyma CR, as the bridge applies
-// it, with the digest of its content in AnnotationApplied; core polls it every
+// it, with the digest of its content in apis.AnnotationBridgeApplied; core polls it every
 // poll (XRPollInterval if zero).
 func Desired(kyma client.Object, poll time.Duration) *unstructured.Unstructured {
 	poll = cmp.Or(poll, XRPollInterval)
@@ -79,12 +59,12 @@ func Desired(kyma client.Object, poll time.Duration) *unstructured.Unstructured 
 	xr.Object["spec"] = map[string]any{"runtimeId": kyma.GetName()}
 	ann := map[string]string{xpmeta.AnnotationKeyPollInterval: poll.String()}
 	if ga := kyma.GetLabels()[LabelGlobalAccount]; ga != "" {
-		ann[AnnotationKymaGlobalAccount] = ga
+		ann[apis.AnnotationKymaGlobalAccount] = ga
 	}
 	xr.SetAnnotations(ann)
 	b, _ := json.Marshal(xr.Object) // Maps of strings: never fails.
 	sum := sha256.Sum256(b)
-	ann[AnnotationApplied] = hex.EncodeToString(sum[:8])
+	ann[apis.AnnotationBridgeApplied] = hex.EncodeToString(sum[:8])
 	xr.SetAnnotations(ann)
 	return xr
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kyma-project/provider-eventing-auth/apis"
 )
 
 func TestDesired(t *testing.T) {
@@ -41,8 +43,8 @@ func TestDesired(t *testing.T) {
 			if diff := cmp.Diff(tc.spec, xr.Object["spec"]); diff != "" {
 				t.Errorf("%s\nspec: -want +got:\n%s", tc.reason, diff)
 			}
-			if got := xr.GetAnnotations()[AnnotationKymaGlobalAccount]; got != tc.account {
-				t.Errorf("%s\n%s = %q, want %q", tc.reason, AnnotationKymaGlobalAccount, got, tc.account)
+			if got := xr.GetAnnotations()[apis.AnnotationKymaGlobalAccount]; got != tc.account {
+				t.Errorf("%s\n%s = %q, want %q", tc.reason, apis.AnnotationKymaGlobalAccount, got, tc.account)
 			}
 			// Core polls it rarely: its watches on the composed resources do the rest.
 			if got := xr.GetAnnotations()["crossplane.io/poll-interval"]; got != "10h0m0s" {
@@ -62,7 +64,7 @@ func TestDesiredDigest(t *testing.T) {
 			Labels: map[string]string{LabelGlobalAccount: ga}}}
 	}
 	digest := func(k *metav1.PartialObjectMetadata) string {
-		return Desired(k, 0).GetAnnotations()[AnnotationApplied]
+		return Desired(k, 0).GetAnnotations()[apis.AnnotationBridgeApplied]
 	}
 	if a, b := digest(kyma("u-1", "ga-1")), digest(kyma("u-1", "ga-1")); a == "" || a != b {
 		t.Errorf("the same Kyma CR gives digests %q and %q, want one, not empty", a, b)
@@ -79,7 +81,7 @@ func TestDesiredDigest(t *testing.T) {
 	if got := other.GetAnnotations()["crossplane.io/poll-interval"]; got != "10m0s" {
 		t.Errorf("crossplane.io/poll-interval = %q, want 10m0s", got)
 	}
-	if other.GetAnnotations()[AnnotationApplied] == digest(k) {
+	if other.GetAnnotations()[apis.AnnotationBridgeApplied] == digest(k) {
 		t.Error("OtherPollInterval: the digest did not change")
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
@@ -101,7 +102,7 @@ func (s *state) readProviderObjects(ctx context.Context, o Options) (string, err
 		s.xr = xr
 		// The migration marks what it prepares with the secret's marker; the
 		// kyma bridge never does.
-		_, prepared := xr.GetAnnotations()[eventingauth.AnnotationSecretDescription]
+		_, prepared := xr.GetAnnotations()[apis.AnnotationSecretDescription]
 		s.served = !prepared
 	case !kerrors.IsNotFound(err):
 		return "", fmt.Errorf("cannot read EventingAuth composite: %w", err)
@@ -315,9 +316,9 @@ func (s *state) prepare(ctx context.Context, o Options) error {
 // migration's annotations; withApp names the app to take over.
 func (s *state) applyComposite(ctx context.Context, o Options, withApp bool) error {
 	xr := eventingauth.Desired(s.kyma, 0)
-	ann := map[string]string{eventingauth.AnnotationSecretDescription: s.secretDescription()}
+	ann := map[string]string{apis.AnnotationSecretDescription: s.secretDescription()}
 	if withApp {
-		ann[eventingauth.AnnotationApplicationID] = s.app.ID
+		ann[apis.AnnotationApplicationID] = s.app.ID
 	}
 	xr.SetAnnotations(ann)
 	if err := o.Kube.Apply(ctx, client.ApplyConfigurationFromUnstructured(xr), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
@@ -405,7 +406,7 @@ func (s *state) secretDescription() string {
 		return s.secret.Description
 	}
 	if s.xr != nil {
-		return s.xr.GetAnnotations()[eventingauth.AnnotationSecretDescription]
+		return s.xr.GetAnnotations()[apis.AnnotationSecretDescription]
 	}
 	return OperatorSecretDescription
 }

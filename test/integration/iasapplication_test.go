@@ -16,11 +16,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
@@ -65,7 +65,7 @@ func testCreate(t *testing.T) {
 		g.Expect(st.Count(operation.CreateApplication, 0)).To(Equal(2))
 		g.Expect(st.Count(operation.CreateAPISecret, 0)).To(Equal(2))
 		g.Expect(meta.GetExternalName(get(g, a))).To(Equal(id))
-		g.Expect(get(g, a).GetAnnotations()).NotTo(HaveKey(iasapplication.AnnotationUnconfirmedCreate))
+		g.Expect(get(g, a).GetAnnotations()).NotTo(HaveKey(apis.AnnotationUnconfirmedCreate))
 	}, 2*poll, 200*time.Millisecond).Should(Succeed())
 }
 

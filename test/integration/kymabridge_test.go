@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 )
 
@@ -98,7 +99,7 @@ func testKymaBridge(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, key, xr)).To(Succeed())
 		g.Expect(xr.Object["spec"]).To(Equal(map[string]any{"runtimeId": "8a1d5c3e-bridge"}))
-		g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(eventingauth.AnnotationKymaGlobalAccount, "ga-1"))
+		g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(apis.AnnotationKymaGlobalAccount, "ga-1"))
 		owner := metav1.GetControllerOf(xr)
 		g.Expect(owner).NotTo(BeNil())
 		g.Expect(owner.Kind).To(Equal("Kyma"))
@@ -113,7 +114,7 @@ func testKymaBridge(t *testing.T) {
 	g.Expect(k8s.Update(ctx, kyma)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, key, xr)).To(Succeed())
-		g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(eventingauth.AnnotationKymaGlobalAccount, "ga-2"))
+		g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(apis.AnnotationKymaGlobalAccount, "ga-2"))
 	}, timeout, 200*time.Millisecond).Should(Succeed())
 
 	// Deleted by hand: back at the next resync.

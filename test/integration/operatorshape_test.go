@@ -11,10 +11,10 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
-	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
@@ -67,7 +67,7 @@ func testCreatedAsTheOperatorCreates(t *testing.T) {
 
 	a := tn.app("runtime-shaped")
 	// As composed from a Kyma CR labelled with its own global account.
-	meta.AddAnnotations(a, map[string]string{eventingauth.AnnotationKymaGlobalAccount: "ga-of-the-kyma-cr"})
+	meta.AddAnnotations(a, map[string]string{apis.AnnotationKymaGlobalAccount: "ga-of-the-kyma-cr"})
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
 	waitReady(t, a)
 	app := expectPublished(g, tn, a)

@@ -14,10 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/operation"
-	"github.com/kyma-project/provider-eventing-auth/internal/controller/iasapplication"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
@@ -132,7 +132,7 @@ func testOneOwner(t *testing.T) {
 	// owner only reads it and its deletion leaves it.
 	// A hand-over to a resource that does not ask for the app waits.
 	get(g, a)
-	meta.AddAnnotations(a, map[string]string{iasapplication.AnnotationHandOverTo: other.ns + "/runtime-owned"})
+	meta.AddAnnotations(a, map[string]string{apis.AnnotationHandOverTo: other.ns + "/runtime-owned"})
 	g.Expect(k8s.Update(ctx, a)).To(Succeed())
 	before = changes(owner.sim)
 	expectSyncedFalse(t, a, "waits for IASApplication "+other.ns+"/runtime-owned to name it: it does not exist")
@@ -315,7 +315,7 @@ func testAdoptByExternalName(t *testing.T) {
 	a.Spec.ForProvider.Secret.RetireAfter = &metav1.Duration{}
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
 	waitReady(t, a)
-	g.Expect(get(g, a).GetAnnotations()).To(HaveKeyWithValue(iasapplication.AnnotationInheritedSecrets, operators.ID))
+	g.Expect(get(g, a).GetAnnotations()).To(HaveKeyWithValue(apis.AnnotationInheritedSecrets, operators.ID))
 	g.Consistently(func(g Gomega) {
 		app, _ := tn.sim.App(id)
 		g.Expect(app.Secrets).To(ContainElement(operators), "the operator's secret was retired")

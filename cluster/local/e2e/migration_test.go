@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/cluster/local/localstack"
 	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
@@ -169,7 +170,7 @@ func TestMigrationFromEventingAuthManager(t *testing.T) {
 		if r.broken == healthy || r.broken == interruptedBefore {
 			xr := composite(r.id)
 			g.Expect(s.Kube.Get(ctx, client.ObjectKeyFromObject(xr), xr)).To(Succeed())
-			g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(eventingauth.AnnotationApplicationID, r.appID))
+			g.Expect(xr.GetAnnotations()).To(HaveKeyWithValue(apis.AnnotationApplicationID, r.appID))
 		}
 	}
 

@@ -12,10 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-)
 
-// AnnotationClaimedName names, on a name claim, what it claims, for a person.
-const AnnotationClaimedName = "eventingauth.kyma-project.io/claimed-name"
+	"github.com/kyma-project/provider-eventing-auth/apis"
+)
 
 // NameClaims keeps one claimant per name in the API server, as Leases in
 // Namespace: creating one is atomic, so of two workers, two replicas or a
@@ -40,7 +39,7 @@ func leaseName(key string) string {
 // shown as to a person.
 func (c NameClaims) Claim(ctx context.Context, key, shown, holder string, holds func(ctx context.Context, claimant string) (bool, error)) (string, error) {
 	l := &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: leaseName(key), Namespace: c.Namespace, Annotations: map[string]string{AnnotationClaimedName: shown}},
+		ObjectMeta: metav1.ObjectMeta{Name: leaseName(key), Namespace: c.Namespace, Annotations: map[string]string{apis.AnnotationClaimedName: shown}},
 		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(holder)},
 	}
 	err := c.Writer.Create(ctx, l)

@@ -11,11 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-)
 
-// AnnotationDataOmitted marks a Secret the informer cache holds without its
-// data (StripUnusedSecrets).
-const AnnotationDataOmitted = "eventingauth.kyma-project.io/data-omitted"
+	"github.com/kyma-project/provider-eventing-auth/apis"
+)
 
 // StripUnusedSecrets is the informer cache's transform of Secrets: of a
 // Secret the provider does not use (use tells), it keeps name, namespace and
@@ -32,7 +30,7 @@ func StripUnusedSecrets(use func(*corev1.Secret) bool) cache.TransformFunc {
 		s.ManagedFields, s.Annotations = nil, nil
 		if !use(s) {
 			*s = corev1.Secret{TypeMeta: s.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace,
-				ResourceVersion: s.ResourceVersion, Annotations: map[string]string{AnnotationDataOmitted: "true"}}}
+				ResourceVersion: s.ResourceVersion, Annotations: map[string]string{apis.AnnotationDataOmitted: "true"}}}
 		}
 		return s, nil
 	}
@@ -81,7 +79,7 @@ func (u *usedSecrets) Get(ctx context.Context, key client.ObjectKey, obj client.
 		}
 		return err
 	}
-	if s.Annotations[AnnotationDataOmitted] == "" {
+	if s.Annotations[apis.AnnotationDataOmitted] == "" {
 		return nil
 	}
 	rv := s.ResourceVersion

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -131,7 +132,7 @@ func TestStripUnusedSecrets(t *testing.T) {
 			if hasData := got.Data != nil; hasData != tc.wantData {
 				t.Errorf("%s\ndata kept: %v, want %v", tc.reason, hasData, tc.wantData)
 			}
-			if omitted := got.Annotations[AnnotationDataOmitted] != ""; omitted == tc.wantData {
+			if omitted := got.Annotations[apis.AnnotationDataOmitted] != ""; omitted == tc.wantData {
 				t.Errorf("%s\nmarked as omitted: %v", tc.reason, omitted)
 			}
 		})

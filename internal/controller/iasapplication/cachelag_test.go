@@ -7,6 +7,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 )
 
@@ -51,7 +52,7 @@ func TestFindReadsFreshOnlyAfterACreate(t *testing.T) {
 		"ACreateWithoutAnswer": {
 			reason: "the same for a create that got no answer",
 			cr: newCR(func(cr *v1alpha1.IASApplication) {
-				meta.AddAnnotations(cr, map[string]string{AnnotationUnconfirmedCreate: at.Format("2006-01-02T15:04:05Z07:00")})
+				meta.AddAnnotations(cr, map[string]string{apis.AnnotationUnconfirmedCreate: at.Format("2006-01-02T15:04:05Z07:00")})
 			}), wantReads: 1,
 		},
 	}

@@ -16,13 +16,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
-	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
@@ -442,7 +442,7 @@ func (e *external) appGlobalAccount(cr *v1alpha1.IASApplication) string {
 	if ga := cr.Spec.ForProvider.GlobalAccount; ga != "" {
 		return ga
 	}
-	if ga := cr.GetAnnotations()[eventingauth.AnnotationKymaGlobalAccount]; e.globalAccountFromKyma && ga != "" {
+	if ga := cr.GetAnnotations()[apis.AnnotationKymaGlobalAccount]; e.globalAccountFromKyma && ga != "" {
 		return ga
 	}
 	return e.globalAccount

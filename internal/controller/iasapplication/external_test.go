@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 )
@@ -51,7 +52,7 @@ func TestDrift(t *testing.T) {
 		},
 		"HandedOver": {
 			reason: "a hand-over records the target as the owner",
-			cr:     withAnnotation(app("rt", v1alpha1.IASApplicationParameters{}), AnnotationHandOverTo, "other/rt"),
+			cr:     withAnnotation(app("rt", v1alpha1.IASApplicationParameters{}), apis.AnnotationHandOverTo, "other/rt"),
 			in:     ias.Application{Name: "rt", DisplayName: "rt", Description: ownedDescription("ns/rt"), SSOType: ias.SSOTypeOIDC},
 			want:   []ias.Patch{{Path: ias.PathDescription, Value: ownedDescription("other/rt")}},
 		},

@@ -11,15 +11,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 )
-
-// AnnotationUnconfirmedCreate records when a create of this resource's app was
-// sent whose answer never came (a 5xx, a timeout, a crash). While it is recent,
-// Observe also looks for a second app of this provider with the same name.
-const AnnotationUnconfirmedCreate = "eventingauth.kyma-project.io/unconfirmed-create"
 
 // duplicateWatch is how long after an unconfirmed create Observe keeps looking
 // for a second app of ours with the same name: an app created then may show in
@@ -31,7 +27,7 @@ const duplicateWatch = time.Hour
 // Observe reads it from the cache alone.
 func (e *external) mayLag(cr *v1alpha1.IASApplication) bool {
 	a := cr.GetAnnotations()
-	for _, k := range []string{meta.AnnotationKeyExternalCreatePending, meta.AnnotationKeyExternalCreateSucceeded, meta.AnnotationKeyExternalCreateFailed, AnnotationUnconfirmedCreate} {
+	for _, k := range []string{meta.AnnotationKeyExternalCreatePending, meta.AnnotationKeyExternalCreateSucceeded, meta.AnnotationKeyExternalCreateFailed, apis.AnnotationUnconfirmedCreate} {
 		if a[k] != "" {
 			return true
 		}
@@ -77,7 +73,7 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 	}
 	sent, unconfirmed := unconfirmedCreate(cr)
 	if unconfirmed {
-		meta.AddAnnotations(cr, map[string]string{AnnotationUnconfirmedCreate: sent.UTC().Format(time.RFC3339)})
+		meta.AddAnnotations(cr, map[string]string{apis.AnnotationUnconfirmedCreate: sent.UTC().Format(time.RFC3339)})
 	}
 	apps, conflict := withoutOthers(cr, apps)
 	switch len(apps) {
@@ -153,7 +149,7 @@ func (e *external) fromInventory(ctx context.Context, cr *v1alpha1.IASApplicatio
 // while after a create whose answer was lost: such a create may have made an
 // app that IAS listed only after the provider made another.
 func (e *external) removeDuplicates(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
-	t, err := time.Parse(time.RFC3339, cr.GetAnnotations()[AnnotationUnconfirmedCreate])
+	t, err := time.Parse(time.RFC3339, cr.GetAnnotations()[apis.AnnotationUnconfirmedCreate])
 	if err != nil || meta.WasDeleted(cr) || e.now().After(t.Add(duplicateWatch)) {
 		return nil
 	}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
-	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 )
 
 // TestAppGlobalAccount: a new app gets the ProviderConfig's globalAccount, as
@@ -30,7 +30,7 @@ func TestAppGlobalAccount(t *testing.T) {
 			cr := &v1alpha1.IASApplication{}
 			cr.Spec.ForProvider.GlobalAccount = tc.own
 			if tc.kyma != "" {
-				meta.AddAnnotations(cr, map[string]string{eventingauth.AnnotationKymaGlobalAccount: tc.kyma})
+				meta.AddAnnotations(cr, map[string]string{apis.AnnotationKymaGlobalAccount: tc.kyma})
 			}
 			e := &external{globalAccount: "ga-config", globalAccountFromKyma: tc.fromKyma}
 			if got := e.appGlobalAccount(cr); got != tc.want {

@@ -6,19 +6,10 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 )
-
-// AnnotationInheritedSecrets lists, comma-separated, the api secrets an app
-// held when this resource took it, by name or by external name (an app of
-// eventing-auth-manager or made by hand, one handed over, or its own after a
-// restore); empty for an app taken without any. A runtime may hold any of
-// them through a Secret this provider does not know of, so each is retired,
-// whatever its description, only once a RuntimeSecret using this resource
-// carries the resource's own secret and none waits for it; with no such
-// RuntimeSecret it stays.
-const AnnotationInheritedSecrets = "ias.eventingauth.kyma-project.io/inherited-secrets"
 
 // takenByExternalName tells whether cr takes app now by its external name,
 // set by hand or by a hand-over, rather than by name: cr's status records
@@ -33,7 +24,7 @@ func takenByExternalName(cr *v1alpha1.IASApplication, app *ias.Application) bool
 	case at != "":
 		return true
 	}
-	if _, took := cr.GetAnnotations()[AnnotationInheritedSecrets]; took {
+	if _, took := annotation(cr, apis.AnnotationInheritedSecrets); took {
 		return false
 	}
 	return meta.GetExternalCreateSucceeded(cr).IsZero()
@@ -46,16 +37,32 @@ func inherit(cr *v1alpha1.IASApplication, all []ias.APISecret) {
 	for _, s := range all {
 		ids = append(ids, s.ID)
 	}
-	meta.AddAnnotations(cr, map[string]string{AnnotationInheritedSecrets: strings.Join(ids, ",")})
+	meta.AddAnnotations(cr, map[string]string{apis.AnnotationInheritedSecrets: strings.Join(ids, ",")})
+	meta.RemoveAnnotations(cr, legacyKey(apis.AnnotationInheritedSecrets))
 }
 
 // inherited tells whether the api secret of the id came with the app.
 func inherited(cr *v1alpha1.IASApplication, id string) bool {
-	v := cr.GetAnnotations()[AnnotationInheritedSecrets]
+	v, _ := annotation(cr, apis.AnnotationInheritedSecrets)
 	return v != "" && slices.Contains(strings.Split(v, ","), id)
 }
 
 // madeHere are the secrets of ours that this resource made.
 func madeHere(cr *v1alpha1.IASApplication, secrets []ias.APISecret) []ias.APISecret {
 	return slices.DeleteFunc(slices.Clone(secrets), func(s ias.APISecret) bool { return inherited(cr, s.ID) })
+}
+
+// annotation reads cr's annotation key, or, if it has none, the same key where
+// it was kept before (apis.LegacyAnnotationPrefix).
+func annotation(cr *v1alpha1.IASApplication, key string) (string, bool) {
+	if v, ok := cr.GetAnnotations()[key]; ok {
+		return v, true
+	}
+	v, ok := cr.GetAnnotations()[legacyKey(key)]
+	return v, ok
+}
+
+// legacyKey is key under apis.LegacyAnnotationPrefix.
+func legacyKey(key string) string {
+	return apis.LegacyAnnotationPrefix + strings.TrimPrefix(key, apis.AnnotationPrefix)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 )
@@ -68,7 +69,7 @@ func TestInheritedSecrets(t *testing.T) {
 			cr.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: "rt-creds"})
 			cr.Spec.ForProvider.Secret.RetireAfter = &metav1.Duration{}
 			if tc.inherited != "" {
-				meta.AddAnnotations(cr, map[string]string{AnnotationInheritedSecrets: tc.inherited})
+				meta.AddAnnotations(cr, map[string]string{apis.AnnotationInheritedSecrets: tc.inherited})
 			}
 			cr.Status.AtProvider.SecretPublishedAt = &metav1.Time{Time: now.Add(-time.Hour)}
 			cr.Status.AtProvider.SecretID = own.ID
@@ -118,11 +119,32 @@ func TestTakenByExternalName(t *testing.T) {
 				meta.SetExternalCreateSucceeded(cr, time.Now())
 			}
 			if tc.took {
-				meta.AddAnnotations(cr, map[string]string{AnnotationInheritedSecrets: ""})
+				meta.AddAnnotations(cr, map[string]string{apis.AnnotationInheritedSecrets: ""})
 			}
 			if got := takenByExternalName(cr, app); got != tc.want {
 				t.Errorf("%s\ntakenByExternalName = %v, want %v", tc.reason, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLegacyAnnotationKeys: the hand-over and the inherited secrets are read
+// under the keys they had before, and recording inherited secrets moves them
+// to the new key.
+func TestLegacyAnnotationKeys(t *testing.T) {
+	cr := &v1alpha1.IASApplication{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "rt", Annotations: map[string]string{
+		"ias.eventingauth.kyma-project.io/hand-over-to":      "other/rt",
+		"ias.eventingauth.kyma-project.io/inherited-secrets": "operators",
+	}}}
+	if owner, err := wantedOwner(cr); err != nil || owner != "other/rt" {
+		t.Errorf("wantedOwner = %q, %v; want the hand-over under the old key, other/rt", owner, err)
+	}
+	if !inherited(cr, "operators") {
+		t.Error("a secret listed under the old key is not inherited")
+	}
+	inherit(cr, []ias.APISecret{{ID: "operators"}, {ID: "older"}})
+	want := map[string]string{"ias.eventingauth.kyma-project.io/hand-over-to": "other/rt", apis.AnnotationInheritedSecrets: "operators,older"}
+	if diff := cmp.Diff(want, cr.GetAnnotations()); diff != "" {
+		t.Errorf("annotations after inherit: -want +got:\n%s", diff)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
@@ -243,7 +244,7 @@ func TestObserve(t *testing.T) {
 		"known UUID after a create without answer: a late-listed duplicate of ours deleted": {
 			reason: "an app listed late after a create was retried is a duplicate of ours",
 			w: world{cr: newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
-				meta.AddAnnotations(cr, map[string]string{AnnotationUnconfirmedCreate: at.Add(-5 * time.Minute).Format(time.RFC3339)})
+				meta.AddAnnotations(cr, map[string]string{apis.AnnotationUnconfirmedCreate: at.Add(-5 * time.Minute).Format(time.RFC3339)})
 			}), conn: conn("abcd"), ias: &fakeIAS{apps: []ias.Application{ourApp("late", at.Add(-6*time.Minute)), ourApp(appID, at.Add(-5*time.Minute))},
 				secrets: map[string][]ias.APISecret{appID: {ourSecret("s1", "abcd")}}}},
 			exists: true, upToDate: true, ready: corev1.ConditionTrue, externalName: appID,
@@ -348,7 +349,7 @@ func TestObserve(t *testing.T) {
 			if got := len(cr.Status.AtProvider.Retiring); got != tc.retiring {
 				t.Errorf("%s\nstatus.atProvider.retiring has %d, want %d", tc.reason, got, tc.retiring)
 			}
-			if got := cr.GetAnnotations()[AnnotationInheritedSecrets]; got != tc.inherited {
+			if got := cr.GetAnnotations()[apis.AnnotationInheritedSecrets]; got != tc.inherited {
 				t.Errorf("%s\ninherited secrets %q, want %q", tc.reason, got, tc.inherited)
 			}
 			if tc.events != nil {

@@ -12,16 +12,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 )
-
-// AnnotationHandOverTo, on the IASApplication that owns an IAS app, hands the
-// app to another IASApplication, named <namespace>/<name>: the owner records
-// the new owner in IAS and from then on only reads the app. Only the owner
-// can hand its app over, so a resource in another namespace never takes an
-// app by annotating itself.
-const AnnotationHandOverTo = "ias.eventingauth.kyma-project.io/hand-over-to"
 
 // An IAS app's owner is recorded in IAS itself, in its description, so that
 // it holds for a second provider on the same tenant and across a backup
@@ -53,13 +47,13 @@ func recordedOwner(app *ias.Application) string {
 
 // wantedOwner is the owner cr records in its app: the hand-over's target, or cr.
 func wantedOwner(cr *v1alpha1.IASApplication) (string, error) {
-	to, ok := cr.GetAnnotations()[AnnotationHandOverTo]
+	to, ok := annotation(cr, apis.AnnotationHandOverTo)
 	if !ok {
 		return ownerOf(cr), nil
 	}
 	ns, name, found := strings.Cut(to, "/")
 	if !found || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
-		return "", errors.Errorf(errHandOverTarget, AnnotationHandOverTo, to)
+		return "", errors.Errorf(errHandOverTarget, apis.AnnotationHandOverTo, to)
 	}
 	return to, nil
 }
@@ -102,7 +96,7 @@ type OwnerConflictError struct {
 
 func (e *OwnerConflictError) Error() string {
 	return fmt.Sprintf("IAS application %s belongs to IASApplication %s, as recorded in IAS: this resource only reads it and never changes, gives a secret to or deletes it. "+
-		"To hand it to this resource, annotate %s with %s=%s", e.App, e.Owner, e.Owner, AnnotationHandOverTo, e.Self)
+		"To hand it to this resource, annotate %s with %s=%s", e.App, e.Owner, e.Owner, apis.AnnotationHandOverTo, e.Self)
 }
 
 // ownedElsewhere returns an OwnerConflictError when another resource owns app.

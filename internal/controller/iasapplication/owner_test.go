@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
 	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
@@ -23,7 +24,7 @@ func ownedBy(owner string) ias.Application {
 
 func handingOverTo(to string) func(*v1alpha1.IASApplication) {
 	return func(cr *v1alpha1.IASApplication) {
-		meta.AddAnnotations(cr, map[string]string{AnnotationHandOverTo: to})
+		meta.AddAnnotations(cr, map[string]string{apis.AnnotationHandOverTo: to})
 	}
 }
 
@@ -226,7 +227,7 @@ func TestHandOverTargetChecked(t *testing.T) {
 			fake := &fakeIAS{apps: []ias.Application{ownedBy("ns/rt")}}
 			e, _ := world{cr: cr, ias: fake}.external(t)
 			_, err := e.Observe(context.Background(), cr)
-			if diff := cmp.Diff(errors.Errorf(errHandOverTarget, AnnotationHandOverTo, tc.to), err, test.EquateErrors()); diff != "" {
+			if diff := cmp.Diff(errors.Errorf(errHandOverTarget, apis.AnnotationHandOverTo, tc.to), err, test.EquateErrors()); diff != "" {
 				t.Errorf("%s: Observe() error -want +got:\n%s", tc.reason, diff)
 			}
 			if fake.reads+len(fake.calls) != 0 {

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
 )
@@ -144,7 +145,7 @@ func (r *bridge) applied(ctx context.Context, want client.Object) bool {
 	if err := r.kube.Get(ctx, client.ObjectKeyFromObject(want), xr); err != nil {
 		return false
 	}
-	return xr.GetDeletionTimestamp() == nil && xr.GetAnnotations()[eventingauth.AnnotationApplied] == want.GetAnnotations()[eventingauth.AnnotationApplied]
+	return xr.GetDeletionTimestamp() == nil && xr.GetAnnotations()[apis.AnnotationBridgeApplied] == want.GetAnnotations()[apis.AnnotationBridgeApplied]
 }
 
 // definitionEstablished tells whether the EventingAuth CRD is in the cache
