@@ -47,7 +47,7 @@ func newWatcher(s Settings, p Process, mgr ctrl.Manager) (*runtimewatcher.Listen
 		}
 		o.Advertise = s.WatcherAdvertise
 		o.Leader = runtimewatcher.LeaseAddress{Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: ns, Name: watcherLease}
-		if o.HandOnKey, err = handOnKey(context.Background(), mgr.GetAPIReader(), mgr.GetClient(), ns); err != nil {
+		if o.RelayKey, err = relayKey(context.Background(), mgr.GetAPIReader(), mgr.GetClient(), ns); err != nil {
 			return nil, err
 		}
 	}
@@ -58,14 +58,14 @@ func newWatcher(s Settings, p Process, mgr ctrl.Manager) (*runtimewatcher.Listen
 	return w, nil
 }
 
-// handOnSecret holds the key the replicas sign the events they hand to each
+// relaySecret holds the key the replicas sign the events they hand to each
 // other with: made by the first replica that finds none, in the namespace of
 // the leader election Lease, readable only by whoever may read Secrets there.
-const handOnSecret = "provider-eventing-auth-hand-on"
+const relaySecret = "provider-eventing-auth-relay"
 
-// handOnKey returns the replicas' shared key, making it if there is none.
-func handOnKey(ctx context.Context, r client.Reader, w client.Writer, ns string) ([]byte, error) {
-	key := types.NamespacedName{Namespace: ns, Name: handOnSecret}
+// relayKey returns the replicas' shared key, making it if there is none.
+func relayKey(ctx context.Context, r client.Reader, w client.Writer, ns string) ([]byte, error) {
+	key := types.NamespacedName{Namespace: ns, Name: relaySecret}
 	for range 2 {
 		sec := &corev1.Secret{}
 		err := r.Get(ctx, key, sec)
@@ -73,23 +73,23 @@ func handOnKey(ctx context.Context, r client.Reader, w client.Writer, ns string)
 			return sec.Data["key"], nil
 		}
 		if err != nil && !kerrors.IsNotFound(err) {
-			return nil, fmt.Errorf("cannot read Secret %s, the runtime-watcher hand-on key: %w", key, err)
+			return nil, fmt.Errorf("cannot read Secret %s, the runtime-watcher relay key: %w", key, err)
 		}
 		b := make([]byte, 32)
 		if _, err := rand.Read(b); err != nil {
 			return nil, err
 		}
-		sec = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: handOnSecret}, Data: map[string][]byte{"key": b}}
+		sec = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: relaySecret}, Data: map[string][]byte{"key": b}}
 		err = w.Create(ctx, sec)
 		if err == nil {
 			return b, nil
 		}
 		if !kerrors.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("cannot create Secret %s, the runtime-watcher hand-on key: %w", key, err)
+			return nil, fmt.Errorf("cannot create Secret %s, the runtime-watcher relay key: %w", key, err)
 		}
 		// Another replica made it first: read its key.
 	}
-	return nil, fmt.Errorf("Secret %s, the runtime-watcher hand-on key, holds no key of 32 bytes", key)
+	return nil, fmt.Errorf("Secret %s, the runtime-watcher relay key, holds no key of 32 bytes", key)
 }
 
 // claimNamespace is where app name claims are kept: beside the leader

@@ -108,9 +108,9 @@ type Options struct {
 	// publishes its own: with both, a standby hands events to the leader.
 	Advertise string
 	Leader    LeaderAddress
-	// HandOnKey signs the events the replicas hand to each other; a request
-	// that says it was handed on is refused without its signature.
-	HandOnKey []byte
+	// RelayKey signs the events the replicas hand to each other; a request
+	// that says it was relayed is refused without its signature.
+	RelayKey []byte
 }
 
 // Defaulted fills in what is unset.
@@ -149,7 +149,7 @@ type Listener struct {
 	ids     *runtimeIDs
 	// held are the events this replica could not hand on while it stood by.
 	held         *held
-	handOnClient *http.Client
+	relayClient *http.Client
 
 	queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
 	addr  atomic.Pointer[string] // bound address, once listening
@@ -166,7 +166,7 @@ func New(o Options, targets Targets) *Listener {
 	o = o.Defaulted()
 	l := &Listener{o: o, targets: targets, repairs: newRepairs(o.Clock), echoes: newEchoes(), ids: newRuntimeIDs(o.ClientCAs, o.Clock),
 		limiters: cache.NewExpiringWithClock(o.Clock), held: &held{},
-		handOnClient: &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+		relayClient: &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	l.setCAMissing(o.ClientCAMissing)
 	return l
 }
@@ -206,7 +206,7 @@ func (l *Listener) Start(ctx context.Context) error {
 		go l.followClientCAs(ctx)
 	}
 	if l.o.Leader != nil && l.o.Advertise != "" {
-		go l.handOnHeld(ctx)
+		go l.relayHeld(ctx)
 	}
 	l.o.Log.Info("Listening for runtime-watcher events", "address", bound, "path", l.Path())
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -250,7 +250,7 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := l.queue.Load()
 	if q == nil {
 		// A standby, or a leader whose controller has not started yet.
-		l.handOn(w, r)
+		l.relay(w, r)
 		return
 	}
 	id, reqs, ref := l.check(r)
@@ -294,7 +294,7 @@ func (l *Listener) admit(r *http.Request) (string, *refusal) {
 	if r.ContentLength > maxBody {
 		return "", oversized
 	}
-	if ref := l.checkHandOn(r); ref != nil {
+	if ref := l.checkRelay(r); ref != nil {
 		return "", ref
 	}
 	return l.authenticate(r)

@@ -13,7 +13,7 @@ const (
 	DropUnknownRuntime = "unknown_runtime"
 	DropWrongObject    = "wrong_object"
 	DropFlood          = "flood"
-	DropForgedHandOn   = "forged_hand_on"
+	DropForgedRelay   = "forged_relay"
 )
 
 // Triggers of a repair, the values of the trigger label: an event from the

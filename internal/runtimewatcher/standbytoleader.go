@@ -24,7 +24,7 @@ import (
 // event, hands it to the next leader as soon as one is reachable, or replays
 // it into its own controller should it become the leader itself.
 
-// How events are handed on, the values of the how label.
+// How events are relayed, the values of the how label.
 const (
 	HandedForwarded = "forwarded"
 	HandedHeld      = "held"
@@ -36,9 +36,9 @@ const (
 // in which a landscape's runtimes send far fewer.
 const maxHeld = 1000
 
-// headerHandedOn marks an event one replica handed to another, which never
+// headerRelayed marks an event one replica handed to another, which never
 // hands it on again.
-const headerHandedOn = "X-Eventing-Auth-Handed-On"
+const headerRelayed = "X-Eventing-Auth-Relayed"
 
 // LeaderAddress publishes where the leader's listener is reached.
 type LeaderAddress interface {
@@ -103,9 +103,9 @@ func (h *held) take() []heldEvent {
 	return out
 }
 
-// handOn serves an event on a standby: authenticated as the leader would,
+// relay serves an event on a standby: authenticated as the leader would,
 // then forwarded to the leader, or held.
-func (l *Listener) handOn(w http.ResponseWriter, r *http.Request) {
+func (l *Listener) relay(w http.ResponseWriter, r *http.Request) {
 	if _, ref := l.admit(r); ref != nil {
 		l.refuse(w, "", ref)
 		return
@@ -116,7 +116,7 @@ func (l *Listener) handOn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ev := heldEvent{xfcc: r.Header.Get(headerClientCert), contentType: r.Header.Get("Content-Type"), body: body}
-	if r.Header.Get(headerHandedOn) == "" && l.forward(r.Context(), w, ev) {
+	if r.Header.Get(headerRelayed) == "" && l.forward(r.Context(), w, ev) {
 		l.o.Metrics.handed.WithLabelValues(HandedForwarded).Inc()
 		return
 	}
@@ -143,9 +143,9 @@ func (l *Listener) forward(ctx context.Context, w http.ResponseWriter, ev heldEv
 	if err != nil {
 		return false
 	}
-	req.Header.Set(headerHandedOn, l.o.Advertise)
-	req.Header.Set(headerHandOnSignature, handOnSignature(l.o.HandOnKey, l.o.Advertise, ev.xfcc, ev.body))
-	resp, err := l.handOnClient.Do(req)
+	req.Header.Set(headerRelayed, l.o.Advertise)
+	req.Header.Set(headerRelaySignature, relaySignature(l.o.RelayKey, l.o.Advertise, ev.xfcc, ev.body))
+	resp, err := l.relayClient.Do(req)
 	if err != nil {
 		return false
 	}
@@ -168,10 +168,10 @@ func (l *Listener) forward(ctx context.Context, w http.ResponseWriter, ev heldEv
 // long of that replica publishing its address.
 const heldRetry = 500 * time.Millisecond
 
-// handOnHeld hands the held events to the leader, every heldRetry while this
+// relayHeld hands the held events to the leader, every heldRetry while this
 // replica stands by and holds any, until ctx ends; those the leader does not
 // take stay held.
-func (l *Listener) handOnHeld(ctx context.Context) {
+func (l *Listener) relayHeld(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():

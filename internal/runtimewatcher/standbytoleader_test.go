@@ -39,11 +39,11 @@ func (l *leaderAt) set(a string) {
 	l.addr = a
 }
 
-// TestHandOn: a standby hands an authenticated event to the leader, which
+// TestRelay: a standby hands an authenticated event to the leader, which
 // enqueues it; with no leader to reach it holds the event and replays it into
 // its own controller once it leads; it never holds a forged one, and never
 // hands on what another replica handed to it.
-func TestHandOn(t *testing.T) {
+func TestRelay(t *testing.T) {
 	now := time.Now()
 	gateway, _ := testcerts.NewCA("klm-watcher CA")
 	forger, _ := testcerts.NewCA("klm-watcher CA")
@@ -61,7 +61,7 @@ func TestHandOn(t *testing.T) {
 
 	newReplica := func(leader LeaderAddress, advertise string) (*Listener, *Metrics) {
 		m := NewMetrics(prometheus.NewRegistry())
-		return New(Options{Metrics: m, ClientCAs: roots, Clock: clocktesting.NewFakeClock(now), Leader: leader, Advertise: advertise, HandOnKey: key}, oneRuntime), m
+		return New(Options{Metrics: m, ClientCAs: roots, Clock: clocktesting.NewFakeClock(now), Leader: leader, Advertise: advertise, RelayKey: key}, oneRuntime), m
 	}
 	lead := func(l *Listener) *queue {
 		q := &queue{}
@@ -70,14 +70,14 @@ func TestHandOn(t *testing.T) {
 		}
 		return q
 	}
-	// signed: the key a hand-on is signed with; nil: none is.
+	// signed: the key a relay is signed with; nil: none is.
 	postSigned := func(l *Listener, xfcc string, handedOn bool, signed []byte) int {
 		r := httptest.NewRequest(http.MethodPost, l.Path(), strings.NewReader(goodBody))
 		r.Header.Set("X-Forwarded-Client-Cert", xfcc)
 		if handedOn {
-			r.Header.Set(headerHandedOn, "other")
+			r.Header.Set(headerRelayed, "other")
 			if signed != nil {
-				r.Header.Set(headerHandOnSignature, handOnSignature(signed, "other", xfcc, []byte(goodBody)))
+				r.Header.Set(headerRelaySignature, relaySignature(signed, "other", xfcc, []byte(goodBody)))
 			}
 		}
 		w := httptest.NewRecorder()
@@ -119,7 +119,7 @@ func TestHandOn(t *testing.T) {
 			t.Errorf("forged event: %d, want 401", code)
 		}
 		if code := post(standby, real, true); code != http.StatusOK {
-			t.Errorf("an event handed on already: %d, want 200 (held, not handed on again)", code)
+			t.Errorf("an event relayed already: %d, want 200 (held, not relayed again)", code)
 		}
 		q := lead(standby)
 		if len(q.added) != 2 || q.added[0].req.NamespacedName != rsKey {
@@ -136,7 +136,7 @@ func TestHandOn(t *testing.T) {
 		dead := httptest.NewServer(http.NotFoundHandler())
 		addr := &leaderAt{addr: strings.TrimPrefix(dead.URL, "http://")}
 		dead.Close()
-		standby := New(Options{Addr: "127.0.0.1:0", ClientCAs: roots, Clock: clocktesting.NewFakeClock(now), Leader: addr, Advertise: "standby:8082", HandOnKey: key}, oneRuntime)
+		standby := New(Options{Addr: "127.0.0.1:0", ClientCAs: roots, Clock: clocktesting.NewFakeClock(now), Leader: addr, Advertise: "standby:8082", RelayKey: key}, oneRuntime)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() { _ = standby.Start(ctx) }()
@@ -156,7 +156,7 @@ func TestHandOn(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	})
-	t.Run("a hand-on from outside the replicas", func(t *testing.T) {
+	t.Run("a relay from outside the replicas", func(t *testing.T) {
 		for name, signed := range map[string][]byte{"unsigned": nil, "signed with another key": []byte("a guess")} {
 			l, m := newReplica(&leaderAt{}, "standby:8082")
 			if code := postSigned(l, real, true, signed); code != http.StatusUnauthorized {
@@ -166,8 +166,8 @@ func TestHandOn(t *testing.T) {
 			if code := postSigned(l, real, true, signed); code != http.StatusUnauthorized || len(lq.added) != 0 {
 				t.Errorf("%s: the leader answered %d and enqueued %d, want 401 and nothing", name, code, len(lq.added))
 			}
-			if got := testutil.ToFloat64(m.dropped.WithLabelValues(DropForgedHandOn)); got != 2 {
-				t.Errorf("%s: dropped{reason=forged_hand_on} = %v, want 2", name, got)
+			if got := testutil.ToFloat64(m.dropped.WithLabelValues(DropForgedRelay)); got != 2 {
+				t.Errorf("%s: dropped{reason=forged_relay} = %v, want 2", name, got)
 			}
 		}
 	})

@@ -96,11 +96,11 @@ func testRuntimeWatcherRefusesForgedCertificates(t *testing.T) {
 		return scrape(g)[`eventing_auth_runtime_secret_repairs_total{trigger="`+trigger+`"}`]
 	}
 	byEvent, byPoll := repairs(runtimewatcher.TriggerEvent), repairs(runtimewatcher.TriggerPoll)
-	dropped := func() (untrusted, handOn float64) {
+	dropped := func() (untrusted, relay float64) {
 		m := scrape(g)
-		return m[`eventing_auth_watcher_events_dropped_total{reason="untrusted_certificate"}`], m[`eventing_auth_watcher_events_dropped_total{reason="forged_hand_on"}`]
+		return m[`eventing_auth_watcher_events_dropped_total{reason="untrusted_certificate"}`], m[`eventing_auth_watcher_events_dropped_total{reason="forged_relay"}`]
 	}
-	untrusted, handOn := dropped()
+	untrusted, relay := dropped()
 	// The Secret is deleted with no webhook on the runtime: only a poll, or
 	// an event taken, puts it back.
 	g.Expect(rt.Delete(ctx, onRuntime(g, rt, ns, "eventing-webhook-auth"))).To(Succeed())
@@ -114,16 +114,16 @@ func testRuntimeWatcherRefusesForgedCertificates(t *testing.T) {
 			req.Header.Set("X-Forwarded-Client-Cert", skrwebhook.XFCC(serverOnly.Cert))
 		case 2:
 			req.Header.Set("X-Forwarded-Client-Cert", skrwebhook.XFCC(genuine.Cert))
-			req.Header.Set("X-Eventing-Auth-Handed-On", "10.0.0.7:8082")
+			req.Header.Set("X-Eventing-Auth-Relayed", "10.0.0.7:8082")
 		}
 		resp, err := http.DefaultClient.Do(req)
 		g.Expect(err).NotTo(HaveOccurred())
 		_ = resp.Body.Close()
 		g.Expect(resp.StatusCode).To(Equal(http.StatusUnauthorized))
 	}
-	nowUntrusted, nowHandOn := dropped()
+	nowUntrusted, nowRelay := dropped()
 	g.Expect(nowUntrusted - untrusted).To(Equal(20.0))
-	g.Expect(nowHandOn - handOn).To(Equal(10.0))
+	g.Expect(nowRelay - relay).To(Equal(10.0))
 	g.Eventually(func(g Gomega) {
 		g.Expect(onRuntime(g, rt, ns, "eventing-webhook-auth").Data).To(Equal(data))
 	}, 2*poll, 50*time.Millisecond).Should(Succeed(), "the Secret is put back by a poll")
