@@ -205,3 +205,27 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestCanceledCallsOpenNoCircuit: a call its caller canceled (a reconcile
+// that ended, a listing dropped, a process stopping) says nothing of the
+// target: the next call is made, and no failure is reported.
+func TestCanceledCallsOpenNoCircuit(t *testing.T) {
+	set := NewSet(Options{Kind: Tenant, BaseDelay: time.Minute, MaxDelay: time.Minute})
+	target := set.Target("k", "https://t.example")
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := target.Do(ctx, Request{Do: func(ctx context.Context) (*http.Response, error) {
+		cancel()
+		return nil, ctx.Err()
+	}})
+	var failed *Error
+	if errors.As(err, &failed) {
+		t.Fatalf("a canceled call was reported as the target's failure: %v", err)
+	}
+	called := false
+	if _, err := target.Do(context.Background(), Request{Do: func(context.Context) (*http.Response, error) {
+		called = true
+		return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
+	}}); err != nil || !called {
+		t.Errorf("the call after a canceled one: called %v, err %v; want it made", called, err)
+	}
+}

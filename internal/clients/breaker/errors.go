@@ -116,8 +116,10 @@ func unavailable(resp *http.Response, err error) bool {
 	return noAnswer(resp, err) || serverError(resp, err)
 }
 
-// noAnswer: the call got no answer (timeout, refused, reset, TLS, DNS).
-func noAnswer(_ *http.Response, err error) bool { return err != nil }
+// noAnswer: the call got no answer (timeout, refused, reset, TLS, DNS). A
+// call its caller canceled tells nothing of the target: a reconcile that
+// ended, a listing dropped, a process stopping.
+func noAnswer(_ *http.Response, err error) bool { return err != nil && !errors.Is(err, context.Canceled) }
 
 // serverError: the target answered 5xx.
 func serverError(resp *http.Response, err error) bool {
