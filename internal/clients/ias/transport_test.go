@@ -2,6 +2,7 @@ package ias
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 // TestTransportRetries checks which answers are retried, per method, and that
@@ -219,14 +222,15 @@ func TestNoWorkerWaitsOnATenantsPause(t *testing.T) {
 			}
 			start := time.Now()
 			err := call()
-			if err == nil || !strings.Contains(err.Error(), "HTTP 429 Too Many Requests") {
+			var failed *breaker.Error
+			if !errors.As(err, &failed) || failed.Cause != breaker.Cause(nil, &breaker.ThrottledError{}) {
 				t.Fatalf("%s\ngot %v, want the call failed on the tenant's 429", tc.reason, err)
 			}
 			if d := time.Since(start); d > 3*time.Second {
 				t.Errorf("%s\nthe call took %v", tc.reason, d)
 			}
 			start = time.Now()
-			if err := call(); err == nil || !strings.Contains(err.Error(), "calls fail fast") {
+			if err := call(); !failedFast(err) {
 				t.Errorf("%s\nthe next call: %v, want it refused by the open circuit", tc.reason, err)
 			}
 			if d := time.Since(start); d > 100*time.Millisecond {
@@ -240,4 +244,10 @@ func TestNoWorkerWaitsOnATenantsPause(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failedFast tells whether err is a call refused by an open circuit.
+func failedFast(err error) bool {
+	var e *breaker.Error
+	return errors.As(err, &e) && e.FailedFast
 }

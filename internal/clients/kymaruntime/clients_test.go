@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -302,4 +303,10 @@ func TestClientsRecall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failedFast tells whether err is a call refused by an open circuit.
+func failedFast(err error) bool {
+	var e *breaker.Error
+	return errors.As(err, &e) && e.FailedFast
 }
