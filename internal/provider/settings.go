@@ -138,7 +138,8 @@ func (s *Settings) Bind(fs *flag.FlagSet) {
 	fs.DurationVar(&s.RuntimeUnreachableDeletion, "runtime-unreachable-deletion-timeout", s.RuntimeUnreachableDeletion, "How long deleting a RuntimeSecret waits for a runtime that does not answer; then it completes with a Warning event naming the Secret that may be left there.")
 	fs.IntVar(&s.IASTenantQPS, "ias-tenant-qps", s.IASTenantQPS, "Requests per second to one IAS tenant URL from every ProviderConfig naming it together; each ProviderConfig's rateLimit applies within it (IAS allows 50 per client IP address).")
 	fs.IntVar(&s.IASTenantBurst, "ias-tenant-burst", s.IASTenantBurst, "Burst of --ias-tenant-qps.")
-	fs.DurationVar(&s.IASRejectedBackoff, "ias-rejected-credentials-backoff", s.IASRejectedBackoff, "After IAS rejected a ProviderConfig's credentials (401 or 403), how long until one probe with the same credentials; a change of the credentials Secret is tried at once.")
+	fs.DurationVar(&s.IASRejectedBackoff, "ias-rejected-credentials-backoff", s.IASRejectedBackoff, "How long after IAS rejected a ProviderConfig's credentials (401 or 403) one probe is made with them. "+
+		"Meanwhile "+breaker.RejectedRule+".")
 	fs.StringVar(&s.KymaNamespace, "kyma-namespace", s.KymaNamespace, "Namespace of the Kyma CRs and their kubeconfig Secrets: the only namespace whose Secrets the provider watches, and the one a ClusterProviderConfig admits unless its spec.namespaces or spec.namespaceSelector admit others.")
 	fs.BoolVar(&s.KymaBridge, "kyma-bridge", s.KymaBridge, "Keep one EventingAuth composite resource per Kyma CR.")
 	fs.DurationVar(&s.CompositePoll, "composite-poll-interval", s.CompositePoll, "How often Crossplane core re-runs each EventingAuth's composition when nothing changed (its crossplane.io/poll-interval); it watches the composed resources, so this is only a safety net. The composition function's --ttl wins when set.")

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 )
 
 const root = "../.."
@@ -168,5 +170,13 @@ func TestReconcilerDeparturesArePinned(t *testing.T) {
 	}
 	if rows < 10 {
 		t.Errorf("the table has %d rows, want every change", rows)
+	}
+}
+
+// TestRejectedRuleIsOneSentence: the operations guide shows the rule for
+// rejected credentials in the words the conditions, events and flag use.
+func TestRejectedRuleIsOneSentence(t *testing.T) {
+	if doc := read(t, "docs/operations.md"); !strings.Contains(doc, breaker.RejectedRule) {
+		t.Errorf("docs/operations.md does not show the rule for rejected credentials as the provider says it: %q", breaker.RejectedRule)
 	}
 }

@@ -64,7 +64,7 @@ func TestCall(t *testing.T) {
 			{wait: 60 * time.Millisecond, fn: answer(200), called: true},
 		},
 		"a rejection of the credentials stops every call": {
-			{fn: answer(401), called: true, want: "rejected the credentials (HTTP 401 Unauthorized): check them"},
+			{fn: answer(401), called: true, want: "rejected the credentials (HTTP 401 Unauthorized): no call is made"},
 			{wait: 100 * time.Millisecond, fn: refused, want: "no call is made with them until they change"},
 		},
 	}

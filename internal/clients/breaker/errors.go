@@ -15,6 +15,12 @@ import (
 	"time"
 )
 
+// RejectedRule is what follows when a tenant rejected credentials, in the
+// one sentence every place that shows it uses: a resource's condition, the
+// ProviderConfig's event, the flag's help and the operations guide.
+const RejectedRule = "no call is made with them until they change in the credentials Secret, " +
+	"or until one probe after --ias-rejected-credentials-backoff, since IAS locks a user after a few failed logons"
+
 // Error is a call to a target that failed, or was not made because the target
 // is known to fail. It names the target, the cause and the next try; never a
 // credential or request data. It does not wrap the network error on purpose:
@@ -51,10 +57,8 @@ func (e *Error) Error() string {
 	}
 	next := e.Next.UTC().Format(time.RFC3339)
 	switch {
-	case e.Rejected && e.FailedFast:
-		return fmt.Sprintf("%s %s rejected the credentials (%s); no call is made with them until they change in the credentials Secret, or until one probe at %s", what, e.Target, e.Cause, next)
 	case e.Rejected:
-		return fmt.Sprintf("%s %s rejected the credentials (%s): check them in the credentials Secret; no further call is made with them until they change, or until one probe at %s", what, e.Target, e.Cause, next)
+		return fmt.Sprintf("%s %s rejected the credentials (%s): %s (probe at %s)", what, e.Target, e.Cause, RejectedRule, next)
 	case e.Pending:
 		// No time: while the answer is out its resource tries again every few
 		// seconds, and the same words cost no status write.

@@ -151,8 +151,8 @@ func (c *connector) reportRejected(cfg tenantconfig.Resolved, at time.Time) {
 		return
 	}
 	c.recorder.Event(pc, event.Warning(eventRejected, fmt.Errorf(
-		"IAS tenant %s rejected the credentials (401 or 403) at %s: every resource using this config stops calling IAS with them, since IAS locks a user after a few failed logons; fix the username and password in the credentials Secret: a password IAS has not accepted yet is tried once --ias-rejected-credentials-backoff has passed since the rejection, with the next single probe",
-		cfg.Tenant.URL, at.UTC().Format(time.RFC3339))))
+		"IAS tenant %s rejected the credentials (401 or 403) at %s: %s",
+		cfg.Tenant.URL, at.UTC().Format(time.RFC3339), breaker.RejectedRule)))
 }
 
 // external reconciles one IASApplication with its IAS tenant. It lives for one
