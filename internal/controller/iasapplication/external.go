@@ -186,8 +186,8 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	}
 	app, adopted, err := e.find(ctx, cr)
 	if conflict := (*OwnerConflictError)(nil); errors.As(err, &conflict) {
-		// Not this resource's app: it keeps no record of it, so that no
-		// deletion takes the fast way to IAS.
+		// Not this resource's app: its status names only an app it holds
+		// (takenByExternalName reads it).
 		cr.Status.AtProvider.ID = ""
 		return managed.ExternalObservation{}, err
 	}
@@ -345,9 +345,8 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		return managed.ExternalUpdate{}, err
 	}
 	if err := ownedElsewhere(cr, app); err != nil {
-		// Observe read an older listing that still named this resource: it
-		// keeps no record of the app, so that its deletion never takes the
-		// fast way to IAS.
+		// Observe read an older listing that still named this resource: its
+		// status names only an app it holds (takenByExternalName reads it).
 		cr.Status.AtProvider.ID = ""
 		return managed.ExternalUpdate{}, err
 	}
