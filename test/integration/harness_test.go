@@ -390,6 +390,8 @@ func condition(g Gomega, a managedObject, ct xpv2.ConditionType) (corev1.Conditi
 func waitReady(t testing.TB, a managedObject) {
 	t.Helper()
 	g := NewWithT(t)
+	// Gomega fails with t.Fatalf: the lines are told on the way out.
+	defer tellLogLinesOnFailure(t, a)
 	g.Eventually(func(g Gomega) {
 		get(g, a)
 		g.Expect(a.GetCondition(xpv2.TypeReady).Status).To(Equal(corev1.ConditionTrue), "Ready: %s; Synced: %s",

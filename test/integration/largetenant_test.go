@@ -5,19 +5,22 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
 // testLargeTenantNeighbours: 20 namespaces, each with a ProviderConfig of a
 // user of its own at a tenant of 3,000 apps with long descriptions, and an
 // IASApplication there; then the provider restarts. What the provider keeps
-// of their listings stays within the namespaces' shared budget: its heap, once
-// every one of them is Ready again, is at most 64 MiB above what it was
-// before they came, and the platform's resources beside them stay Ready and a
-// new one becomes Ready. Alone, since it weighs the process's heap.
+// of their listings stays within the namespaces' shared budget, as its
+// metric shows throughout, and the platform's resources beside them stay
+// Ready and a new one becomes Ready. The heap's growth is logged: in the
+// shared test process it is only a hint (BenchmarkHostileNeighbours weighs
+// the provider's own process).
 func testLargeTenantNeighbours(t *testing.T) {
 	g := NewWithT(t)
 	heap := func() uint64 {
@@ -44,6 +47,7 @@ func testLargeTenantNeighbours(t *testing.T) {
 		large.sim.AddApp(iassim.App{Name: fmt.Sprintf("large-%d", i), Description: long})
 	}
 	before := settledHeap(heap)
+	stop := sampleMax(t, "eventing_auth_ias_namespaced_inventory_bytes{}")
 	var neighbours []managedObject
 	for i := range 20 {
 		user, password := fmt.Sprintf("user-%d", i), fmt.Sprintf("pw-large-%d-s3cr3t", i)
@@ -59,14 +63,41 @@ func testLargeTenantNeighbours(t *testing.T) {
 		waitReady(t, a)
 	}
 
+	held := stop()
 	restartProvider(t)
+	stop = sampleMax(t, "eventing_auth_ias_namespaced_inventory_bytes{}")
 	after := onPlatform("runtime-platform-large-after-restart")
 	g.Expect(k8s.Create(ctx, after)).To(Succeed())
 	waitReady(t, after)
 	for _, a := range append(neighbours, platformApps...) {
 		waitReady(t, a)
 	}
+	held = max(held, stop())
 	grown := int64(settledHeap(heap)) - int64(before)
-	t.Logf("20 namespaces at a tenant of 3,000 apps with long descriptions, then a restart: heap %+.1f MiB", float64(grown)/(1<<20))
-	g.Expect(grown).To(BeNumerically("<=", 64<<20), "the provider's heap grew by %d MiB", grown>>20)
+	t.Logf("20 namespaces at a tenant of 3,000 apps with long descriptions, then a restart: namespaces' listings held at most %.1f MiB; heap %+.1f MiB",
+		held/(1<<20), float64(grown)/(1<<20))
+	g.Expect(held).To(BeNumerically(">", 0), "the namespaces' listings were never held: the scenario did not list")
+	g.Expect(held).To(BeNumerically("<=", inventory.DefaultNamespaceBytes), "the namespaces' listings held more than their budget")
+}
+
+// sampleMax reads the provider's metric every 100 ms until the returned
+// function is called, which returns the largest value seen.
+func sampleMax(t *testing.T, series string) func() float64 {
+	done, result := make(chan struct{}), make(chan float64, 1)
+	go func() {
+		most := 0.0
+		for {
+			most = max(most, scrape(NewWithT(t))[series])
+			select {
+			case <-done:
+				result <- most
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return func() float64 {
+		close(done)
+		return <-result
+	}
 }

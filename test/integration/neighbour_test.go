@@ -111,12 +111,18 @@ func testNeighbourNeverHoldsThePlatformsLogons(t *testing.T) {
 // provider's log lines about it.
 func waitReadyWithin(t *testing.T, a managedObject, d time.Duration) {
 	t.Helper()
-	ok := NewWithT(t).Eventually(func(g Gomega) {
+	defer tellLogLinesOnFailure(t, a)
+	NewWithT(t).Eventually(func(g Gomega) {
 		get(g, a)
 		g.Expect(a.GetCondition(xpv2.TypeReady).Status).To(Equal(corev1.ConditionTrue), "Ready: %s; Synced: %s",
 			a.GetCondition(xpv2.TypeReady).Message, a.GetCondition(xpv2.TypeSynced).Message)
 	}, d, 100*time.Millisecond).Should(Succeed(), "%s not Ready within %v", a.GetName(), d)
-	if !ok {
+}
+
+// tellLogLinesOnFailure logs, if the test failed, the provider's log lines
+// about a.
+func tellLogLinesOnFailure(t testing.TB, a managedObject) {
+	if t.Failed() {
 		t.Logf("the provider's log lines about %s/%s:\n%s", a.GetNamespace(), a.GetName(), logLinesAbout(a))
 	}
 }

@@ -26,8 +26,12 @@ import (
 // app, instead of all of them after the last page.
 
 // tenantLister starts the first listing of every tenant a ProviderConfig or
-// ClusterProviderConfig names. It reads them from the API server: the cache is
-// not filled yet. A tenant that no IASApplication uses costs one listing.
+// ClusterProviderConfig names. It reads them through the manager's client:
+// a namespace's config is checked against every ClusterProviderConfig's
+// user, and read from the API server each check would cost a read of every
+// platform credentials Secret per namespaced config, which a namespace of
+// many configs would turn into thousands of reads at each start. A tenant
+// that no IASApplication uses costs one listing.
 type tenantLister struct {
 	reader          client.Reader
 	providerConfigs tenantconfig.Resolver

@@ -119,6 +119,7 @@ func New(clients Clients, m *Metrics, namespaces *Budget) *Tenants {
 	if namespaces == nil {
 		namespaces = NewBudget(0, 0)
 	}
+	m.namespaces.Store(namespaces)
 	return &Tenants{clients: clients, metrics: m, first: &firstListings{metrics: m}, idleAfter: time.Hour, tenants: map[uint64]*tenant{},
 		changed: newChanges(time.Hour), namespaces: namespaces}
 }

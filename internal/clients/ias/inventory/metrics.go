@@ -1,6 +1,8 @@
 package inventory
 
 import (
+	"sync/atomic"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -10,6 +12,9 @@ type Metrics struct {
 	listings prometheus.Histogram
 	// firstListingWaits counts resources waiting for a first listing.
 	firstListingWaits prometheus.Gauge
+	// namespaces is the budget whose held bytes the namespaced-inventory
+	// gauge reports; set by New.
+	namespaces atomic.Pointer[Budget]
 }
 
 // NewMetrics creates the listing metrics and registers them with reg, if any.
@@ -25,8 +30,17 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "IASApplications whose first reconcile after the provider started waits for their tenant's listing to show their app.",
 		}),
 	}
+	namespaced := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "eventing_auth_ias_namespaced_inventory_bytes",
+		Help: "Bytes the app listings of namespaces' ProviderConfigs hold together, a refresh's new copy included; bounded by their shared budget (16 MiB), the platform's listings not counted.",
+	}, func() float64 {
+		if b := m.namespaces.Load(); b != nil {
+			return float64(b.Held())
+		}
+		return 0
+	})
 	if reg != nil {
-		reg.MustRegister(m.listings, m.firstListingWaits)
+		reg.MustRegister(m.listings, m.firstListingWaits, namespaced)
 	}
 	return m
 }
