@@ -148,7 +148,7 @@ type Listener struct {
 	echoes  *echoes
 	ids     *runtimeIDs
 	// held are the events this replica could not hand on while it stood by.
-	held         *held
+	held        *held
 	relayClient *http.Client
 
 	queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]

@@ -13,7 +13,7 @@ const (
 	DropUnknownRuntime = "unknown_runtime"
 	DropWrongObject    = "wrong_object"
 	DropFlood          = "flood"
-	DropForgedRelay   = "forged_relay"
+	DropForgedRelay    = "forged_relay"
 )
 
 // Triggers of a repair, the values of the trigger label: an event from the

@@ -123,7 +123,9 @@ func unavailable(resp *http.Response, err error) bool {
 // noAnswer: the call got no answer (timeout, refused, reset, TLS, DNS). A
 // call its caller canceled tells nothing of the target: a reconcile that
 // ended, a listing dropped, a process stopping.
-func noAnswer(_ *http.Response, err error) bool { return err != nil && !errors.Is(err, context.Canceled) }
+func noAnswer(_ *http.Response, err error) bool {
+	return err != nil && !errors.Is(err, context.Canceled)
+}
 
 // serverError: the target answered 5xx.
 func serverError(resp *http.Response, err error) bool {
