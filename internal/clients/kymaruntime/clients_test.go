@@ -248,8 +248,8 @@ func TestClientsRefuseWithoutCaching(t *testing.T) {
 func TestClientsRefuseBadCAData(t *testing.T) {
 	c := NewClients(Options{Size: 2})
 	_, err := c.For([]byte(kubeconfig("", "    token: t")))
-	if err == nil || !strings.Contains(err.Error(), "TLS settings") {
-		t.Fatalf("error %v, want a TLS settings refusal", err)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "TLS settings") {
+		t.Fatalf("error %v, want a refusal that names the TLS settings", err)
 	}
 }
 
@@ -298,7 +298,8 @@ func TestClientsRecall(t *testing.T) {
 			if calls.Load() != tc.wantCalls {
 				t.Fatalf("%s\n%d calls reached the runtime, want %d (%v)", tc.reason, calls.Load(), tc.wantCalls, err)
 			}
-			if tc.wantCalls == 0 && (err == nil || !strings.Contains(err.Error(), "failed (timeout)")) {
+			var failed *breaker.Error
+			if tc.wantCalls == 0 && (!errors.As(err, &failed) || failed.Cause != "timeout") {
 				t.Fatalf("%s\ngot %v, want the recalled failure", tc.reason, err)
 			}
 		})
