@@ -124,6 +124,8 @@ func waitReadyWithin(t *testing.T, a managedObject, d time.Duration) {
 func tellLogLinesOnFailure(t testing.TB, a managedObject) {
 	if t.Failed() {
 		t.Logf("the provider's log lines about %s/%s:\n%s", a.GetNamespace(), a.GetName(), logLinesAbout(a))
+		all := strings.Split(logs.String(), "\n")
+		t.Logf("the provider's last log lines:\n%s", strings.Join(all[max(0, len(all)-60):], "\n"))
 	}
 }
 
