@@ -1,7 +1,6 @@
 package inventory
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -47,13 +46,14 @@ var ErrOverBudget = errors.New("the inventories of namespaces' ProviderConfigs h
 // Held is the bytes the inventories of namespaced configs hold.
 func (b *Budget) Held() int64 { return b.held.Load() }
 
-// begin waits for one of the listings at once.
-func (b *Budget) begin(ctx context.Context) (release func(), err error) {
+// begin takes one of the listings at once if one is free: no caller waits
+// for a namespace's turn (it would hold a worker that others need).
+func (b *Budget) begin() (release func(), ok bool) {
 	select {
 	case b.listings <- struct{}{}:
-		return func() { <-b.listings }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		return func() { <-b.listings }, true
+	default:
+		return nil, false
 	}
 }
 

@@ -83,3 +83,49 @@ func TestNamespacesShareOneBudget(t *testing.T) {
 		t.Errorf("afterwards namespaces hold %d bytes", got)
 	}
 }
+
+// TestNoOneWaitsForANamespacesTurn: while every turn of the namespaces'
+// budget is taken by a slow listing, another namespace's lookup does not wait
+// for a turn (its worker would be held): it is told to read the app itself.
+// A namespace's first listing holds back no one's first reconcile.
+func TestNoOneWaitsForANamespacesTurn(t *testing.T) {
+	sim, platform := serve(t)
+	for i := range 300 {
+		sim.AddApp(iassim.App{Name: fmt.Sprintf("app-%d", i)})
+	}
+	sim.SetLatency(200 * time.Millisecond)
+	tenants := inventory.New(ias.NewPool(ias.PoolOptions{}), nil, inventory.NewBudget(0, 1))
+	namespaced := func(i int) inventory.Client {
+		ns := platform
+		ns.Username, ns.Password, ns.Namespace = fmt.Sprintf("user-%d", i), fmt.Sprintf("pw-%d", i), fmt.Sprintf("tenant-%d", i)
+		sim.AddUser(ns.Username, ns.Password)
+		c, err := tenants.Client(ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	slow := namespaced(0)
+	listing := make(chan struct{})
+	go func() {
+		defer close(listing)
+		_, _, _ = slow.ListedApplication(context.Background(), "x", time.Hour)
+	}()
+	time.Sleep(100 * time.Millisecond) // the slow listing holds the one turn
+	start := time.Now()
+	_, found, err := namespaced(1).ListedApplication(context.Background(), sim.Apps()[0].ID, time.Hour)
+	if d := time.Since(start); d > 150*time.Millisecond || found || err != nil {
+		t.Errorf("a lookup while every turn is taken: found %v, err %v after %v; want not found, no error, at once", found, err, d)
+	}
+	<-listing
+
+	ns := platform
+	ns.Username, ns.Password, ns.Namespace = "user-late", "pw-late", "tenant-late"
+	sim.AddUser(ns.Username, ns.Password)
+	if err := tenants.StartListing(ns); err != nil {
+		t.Fatal(err)
+	}
+	if tenants.WhenListed(sim.Apps()[0].ID, func() {}) {
+		t.Error("a namespace's first listing holds back a first reconcile")
+	}
+}

@@ -159,8 +159,9 @@ func (ts *Tenants) client(t ias.Tenant) (*client, error) {
 }
 
 // StartListing lists the tenant's applications in the background, unless it
-// has an inventory already. Until such first listings end, WhenListed holds
-// back the first reconcile of resources whose app they have not shown yet.
+// has an inventory already. Until the platform's first listings end,
+// WhenListed holds back the first reconcile of resources whose app they have
+// not shown yet.
 func (ts *Tenants) StartListing(t ias.Tenant) error {
 	c, err := ts.client(t)
 	if err != nil {
@@ -172,9 +173,17 @@ func (ts *Tenants) StartListing(t ias.Tenant) error {
 	if listed {
 		return nil
 	}
-	ts.first.begin()
+	// Only the platform's first listings hold back first reconciles: every
+	// waiting resource goes on once the last first listing ends, and a
+	// namespace's tenant that hangs would hold the platform's resources.
+	barrier := c.tenant.budget == nil
+	if barrier {
+		ts.first.begin()
+	}
 	go func() {
-		defer ts.first.end()
+		if barrier {
+			defer ts.first.end()
+		}
 		// Bounded by the client's own call timeouts and attempts.
 		_, _ = c.list(context.Background())
 	}()
@@ -236,7 +245,11 @@ func (c *client) ListedApplication(ctx context.Context, id string, maxAge time.D
 		return app, true, nil
 	case inv == nil:
 		var err error
-		if inv, err = c.list(ctx); err != nil {
+		if inv, err = c.list(ctx); errors.Is(err, errNoTurn) {
+			// Every namespaced listing's turn is taken: read one by one (by
+			// the caller); a later reconcile tries for a turn again.
+			return ias.Application{}, false, nil
+		} else if err != nil {
 			return ias.Application{}, false, err
 		}
 	case time.Since(inv.At) >= maxAge && c.tenant.refreshing.CompareAndSwap(false, true):
@@ -255,17 +268,22 @@ func (c *client) ListedApplication(ctx context.Context, id string, maxAge time.D
 	return app, found, nil
 }
 
+// errNoTurn: a namespaced config's listing found every turn of the budget
+// taken.
+var errNoTurn = errors.New("every listing of namespaces' ProviderConfigs at once is running")
+
 // list lists every app of the tenant once for all who ask meanwhile. The
 // pages of a tenant's first listing are readable as they come. A namespaced
-// config's listing waits for its turn and counts its bytes in the budget: one
-// that would pass it is stopped, and its inventory dropped.
+// config's listing runs only on a free turn of the budget (else errNoTurn)
+// and counts its bytes in it: one that would pass it is stopped, and its
+// inventory dropped.
 func (c *client) list(ctx context.Context) (*Inventory, error) {
 	v, err, _ := c.tenant.listing.Do(c.url, func() (any, error) {
 		budget := c.tenant.budget
 		if budget != nil {
-			release, err := budget.begin(ctx)
-			if err != nil {
-				return nil, err
+			release, ok := budget.begin()
+			if !ok {
+				return nil, errNoTurn
 			}
 			defer release()
 		}
