@@ -47,13 +47,7 @@ func TestNamespacesShareOneBudget(t *testing.T) {
 	}()
 	over := 0
 	for i := range 20 {
-		ns := platform
-		ns.Username, ns.Password, ns.Namespace = fmt.Sprintf("user-%d", i), fmt.Sprintf("pw-%d", i), fmt.Sprintf("tenant-%d", i)
-		sim.AddUser(ns.Username, ns.Password)
-		c, err := tenants.Client(ns)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := namespacedClient(t, sim, tenants, platform, i)
 		wg.Go(func() {
 			if _, _, err := c.ListedApplication(context.Background(), "x", time.Hour); err != nil {
 				mu.Lock()
@@ -95,16 +89,7 @@ func TestNoOneWaitsForANamespacesTurn(t *testing.T) {
 	}
 	sim.SetLatency(200 * time.Millisecond)
 	tenants := inventory.New(ias.NewPool(ias.PoolOptions{}), nil, inventory.NewBudget(0, 1))
-	namespaced := func(i int) inventory.Client {
-		ns := platform
-		ns.Username, ns.Password, ns.Namespace = fmt.Sprintf("user-%d", i), fmt.Sprintf("pw-%d", i), fmt.Sprintf("tenant-%d", i)
-		sim.AddUser(ns.Username, ns.Password)
-		c, err := tenants.Client(ns)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	namespaced := func(i int) inventory.Client { return namespacedClient(t, sim, tenants, platform, i) }
 	slow := namespaced(0)
 	listing := make(chan struct{})
 	go func() {
@@ -128,4 +113,18 @@ func TestNoOneWaitsForANamespacesTurn(t *testing.T) {
 	if tenants.WhenListed(sim.Apps()[0].ID, func() {}) {
 		t.Error("a namespace's first listing holds back a first reconcile")
 	}
+}
+
+// namespacedClient is the client of namespace tenant-<i>'s config, with a user
+// of its own at the platform's tenant.
+func namespacedClient(t *testing.T, sim *iassim.Running, tenants *inventory.Tenants, platform ias.Tenant, i int) inventory.Client {
+	t.Helper()
+	ns := platform
+	ns.Username, ns.Password, ns.Namespace = fmt.Sprintf("user-%d", i), fmt.Sprintf("pw-%d", i), fmt.Sprintf("tenant-%d", i)
+	sim.AddUser(ns.Username, ns.Password)
+	c, err := tenants.Client(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
