@@ -136,7 +136,7 @@ func New(cfg *rest.Config, s Settings, p Process) (*Provider, error) {
 		SetupFailed:        p.SetupFailed,
 	}
 	pool := ias.NewPool(ias.PoolOptions{Timeout: s.IASTimeout, BaseBackoff: s.IASBaseBackoff, MaxBackoff: s.IASMaxBackoff,
-		TenantQPS: s.IASTenantQPS, TenantBurst: s.IASTenantBurst, LogonBackoff: s.IASRejectedBackoff,
+		TenantQPS: s.IASTenantQPS, TenantBurst: s.IASTenantBurst, LogonBackoff: s.IASRejectedBackoff, MaxNamespaced: s.IASMaxNamespacedCredentials,
 		Metrics: ias.NewMetrics(p.Metrics), Breakers: ias.NewBreakers(s.IASRejectedBackoff, bm)})
 	out := &Provider{Manager: mgr, Runtimes: kymaruntime.NewClients(kymaruntime.Options{Size: s.RuntimeClientCacheSize,
 		Timeout: s.RuntimeTimeout, ConnectTimeout: s.RuntimeConnectTimeout, PlainHTTPLoopback: s.TestPlainHTTPLoopback,

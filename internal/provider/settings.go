@@ -51,6 +51,7 @@ type Settings struct {
 	// 0: the ias package's defaults.
 	IASBaseBackoff, IASMaxBackoff time.Duration
 	IASRejectedBackoff            time.Duration
+	IASMaxNamespacedCredentials   int
 	// IASTenantQPS and IASTenantBurst are each tenant URL's budget, which
 	// the calls of all its ProviderConfigs together stay within.
 	IASTenantQPS, IASTenantBurst int
@@ -85,31 +86,32 @@ type Settings struct {
 // DefaultSettings are the provider's defaults, its flags' defaults.
 func DefaultSettings() Settings {
 	return Settings{
-		Sync:                       time.Hour,
-		Poll:                       5 * time.Minute,
-		PollRate:                   100,
-		MaxReconcileRate:           10,
-		KubeQPS:                    100,
-		ManagementPolicies:         true,
-		MetricsAddr:                ":8080",
-		MetricsSecure:              true,
-		ProbeAddr:                  ":8081",
-		StateMetricsInterval:       time.Minute,
-		IASTimeout:                 15 * time.Second,
-		IASSecretCheck:             iasapplication.DefaultSecretCheck,
-		IASInventoryAge:            iasapplication.DefaultInventoryAge,
-		IASListSettle:              iasapplication.DefaultListSettle,
-		IASRejectedBackoff:         breaker.DefaultRejectedDelay,
-		IASTenantQPS:               ias.DefaultTenantQPS,
-		IASTenantBurst:             ias.DefaultTenantBurst,
-		RuntimeTimeout:             kymaruntime.DefaultTimeout,
-		RuntimeConnectTimeout:      kymaruntime.DefaultConnectTimeout,
-		RuntimeUnreachableDeletion: runtimesecret.DefaultUnreachableDeletion,
-		RuntimeClientCacheSize:     kymaruntime.DefaultCacheSize,
-		KymaBridge:                 true,
-		KymaNamespace:              tenantconfig.DefaultKymaNamespace,
-		CompositePoll:              eventingauth.XRPollInterval,
-		WatcherComponent:           runtimewatcher.DefaultComponent,
+		Sync:                        time.Hour,
+		Poll:                        5 * time.Minute,
+		PollRate:                    100,
+		MaxReconcileRate:            10,
+		KubeQPS:                     100,
+		ManagementPolicies:          true,
+		MetricsAddr:                 ":8080",
+		MetricsSecure:               true,
+		ProbeAddr:                   ":8081",
+		StateMetricsInterval:        time.Minute,
+		IASTimeout:                  15 * time.Second,
+		IASSecretCheck:              iasapplication.DefaultSecretCheck,
+		IASInventoryAge:             iasapplication.DefaultInventoryAge,
+		IASListSettle:               iasapplication.DefaultListSettle,
+		IASRejectedBackoff:          breaker.DefaultRejectedDelay,
+		IASMaxNamespacedCredentials: ias.DefaultMaxNamespaced,
+		IASTenantQPS:                ias.DefaultTenantQPS,
+		IASTenantBurst:              ias.DefaultTenantBurst,
+		RuntimeTimeout:              kymaruntime.DefaultTimeout,
+		RuntimeConnectTimeout:       kymaruntime.DefaultConnectTimeout,
+		RuntimeUnreachableDeletion:  runtimesecret.DefaultUnreachableDeletion,
+		RuntimeClientCacheSize:      kymaruntime.DefaultCacheSize,
+		KymaBridge:                  true,
+		KymaNamespace:               tenantconfig.DefaultKymaNamespace,
+		CompositePoll:               eventingauth.XRPollInterval,
+		WatcherComponent:            runtimewatcher.DefaultComponent,
 	}
 }
 
@@ -140,6 +142,8 @@ func (s *Settings) Bind(fs *flag.FlagSet) {
 	fs.IntVar(&s.IASTenantBurst, "ias-tenant-burst", s.IASTenantBurst, "Burst of --ias-tenant-qps.")
 	fs.DurationVar(&s.IASRejectedBackoff, "ias-rejected-credentials-backoff", s.IASRejectedBackoff, "How long after IAS rejected a ProviderConfig's credentials (401 or 403) one probe is made with them. "+
 		"Meanwhile "+breaker.RejectedRule+".")
+	fs.IntVar(&s.IASMaxNamespacedCredentials, "ias-max-namespaced-credentials", s.IASMaxNamespacedCredentials,
+		"How many sets of credentials, and users, of namespaced ProviderConfigs the provider keeps state for, each; a new one beyond waits until others are unused for an hour. The platform's are not counted.")
 	fs.StringVar(&s.KymaNamespace, "kyma-namespace", s.KymaNamespace, "Namespace of the Kyma CRs and their kubeconfig Secrets: the only namespace whose Secrets the provider watches, and the one a ClusterProviderConfig admits unless its spec.namespaces or spec.namespaceSelector admit others.")
 	fs.BoolVar(&s.KymaBridge, "kyma-bridge", s.KymaBridge, "Keep one EventingAuth composite resource per Kyma CR.")
 	fs.DurationVar(&s.CompositePoll, "composite-poll-interval", s.CompositePoll, "How often Crossplane core re-runs each EventingAuth's composition when nothing changed (its crossplane.io/poll-interval); it watches the composed resources, so this is only a safety net. The composition function's --ttl wins when set.")

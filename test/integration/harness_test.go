@@ -207,8 +207,15 @@ func (p *providerProcess) stop() {
 // knows only what the API server holds, as after a crash.
 func restartProvider(t *testing.T) {
 	t.Helper()
+	restartProviderWith(t, func(*provider.Settings) {})
+}
+
+// restartProviderWith restarts the provider with the suite's settings as
+// change leaves them.
+func restartProviderWith(t *testing.T, change func(*provider.Settings)) {
+	t.Helper()
 	running.stop()
-	if _, err := startProvider(mgmtConfig, true); err != nil {
+	if _, err := startProviderWith(mgmtConfig, true, change); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -245,8 +252,14 @@ func settings() provider.Settings {
 // of its own, and points the suite's globals at it. again: the process has
 // run controllers of the same names.
 func startProvider(cfg *ctrlConfig, again bool) (*providerProcess, error) {
+	return startProviderWith(cfg, again, func(*provider.Settings) {})
+}
+
+func startProviderWith(cfg *ctrlConfig, again bool, change func(*provider.Settings)) (*providerProcess, error) {
 	metrics = prometheus.NewRegistry()
-	prov, err := provider.New(cfg, settings(), provider.Process{Metrics: metrics, Log: ctrl.Log, Again: again,
+	s := settings()
+	change(&s)
+	prov, err := provider.New(cfg, s, provider.Process{Metrics: metrics, Log: ctrl.Log, Again: again,
 		SetupFailed: func(err error) { fmt.Fprintln(os.Stderr, err); os.Exit(1) }})
 	if err != nil {
 		return nil, err

@@ -7,9 +7,12 @@ import (
 	"testing"
 	"time"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
+	"github.com/kyma-project/provider-eventing-auth/internal/provider"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
@@ -100,4 +103,35 @@ func sampleMax(t *testing.T, series string) func() float64 {
 		close(done)
 		return <-result
 	}
+}
+
+// testNamespacedCredentialsBounded: with the provider keeping state for one
+// namespaced set of credentials (--ias-max-namespaced-credentials=1, the
+// suite's many namespaced configs beside it), of two new namespaces' configs
+// at most one is served; the other's resource says why on its condition, and
+// a platform resource beside them becomes Ready.
+func testNamespacedCredentialsBounded(t *testing.T) {
+	g := NewWithT(t)
+	restartProviderWith(t, func(s *provider.Settings) { s.IASMaxNamespacedCredentials = 1 })
+	platform := newTenant(t, newNamespace(t), iassim.Options{})
+	_, onPlatform := platformConfig(t, platform)
+	var apps []managedObject
+	for range 2 {
+		a := newTenant(t, newNamespace(t), iassim.Options{}).app("runtime-beyond-the-bound")
+		g.Expect(k8s.Create(ctx, a)).To(Succeed())
+		apps = append(apps, a)
+	}
+	p := onPlatform("runtime-platform-beside-the-bound")
+	g.Expect(k8s.Create(ctx, p)).To(Succeed())
+	waitReady(t, p)
+	g.Eventually(func(g Gomega) {
+		refused := 0
+		for _, a := range apps {
+			if st, msg := condition(g, a, xpv2.TypeSynced); st == corev1.ConditionFalse &&
+				strings.Contains(msg, "keeps as many credentials of namespaced ProviderConfigs as it may") {
+				refused++
+			}
+		}
+		g.Expect(refused).To(BeNumerically(">=", 1), "new namespaces' configs beyond the bound of one")
+	}, timeout, 200*time.Millisecond).Should(Succeed())
 }

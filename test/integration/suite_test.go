@@ -90,4 +90,7 @@ func TestProvider(t *testing.T) {
 	// Last: a restart replaces the provider and its metrics registry.
 	t.Run("RestartBesideUnreachableRuntimes", testRestartBesideUnreachableRuntimes)
 	t.Run("NoSecretInLogsEventsOrStatusAfterRestart", testNoLeaks)
+	// Last: restarts the provider with a bound of one namespaced set of
+	// credentials.
+	t.Run("NamespacedCredentialsBounded", testNamespacedCredentialsBounded)
 }
