@@ -24,6 +24,19 @@ func testRestartBesideUnreachableRuntimes(t *testing.T) {
 	ns := newNamespace(t)
 	newRuntimeNamespace(t, rt, ns)
 	putCredentials(t, ns, "creds", "restart-client-secret-value")
+	// First, so that the restart follows the failures below at once: a
+	// namespace's ProviderConfig with the platform's username and a wrong
+	// password, which after the restart must not be the first logon tried,
+	// nor hold the platform's.
+	platform := newTenant(t, newNamespace(t), iassim.Options{})
+	_, onPlatform := platformConfig(t, platform)
+	before := onPlatform("runtime-platform-before-restart")
+	g.Expect(k8s.Create(ctx, before)).To(Succeed())
+	waitReady(t, before)
+	guesser := sameTenant(t, platform, newNamespace(t), "guessed-"+platform.password, nil)
+	guess := guesser.app("runtime-guess")
+	g.Expect(k8s.Create(ctx, guess)).To(Succeed())
+	expectSyncedFalse(t, guess, "may not log on as a platform user")
 	hanging, refusing := testnet.Hang(t), testnet.RefusingAddr(t)
 	var dead []*runtimev1alpha1.RuntimeSecret
 	for i := range 6 {
@@ -58,18 +71,6 @@ func testRestartBesideUnreachableRuntimes(t *testing.T) {
 		versions[rs.Name] = rs.ResourceVersion
 	}
 	accepted := hanging.Accepted()
-	// A namespace's ProviderConfig with the platform's username and a wrong
-	// password: after the restart it must not be the first logon tried, nor
-	// hold the platform's.
-	platform := newTenant(t, newNamespace(t), iassim.Options{})
-	_, onPlatform := platformConfig(t, platform)
-	before := onPlatform("runtime-platform-before-restart")
-	g.Expect(k8s.Create(ctx, before)).To(Succeed())
-	waitReady(t, before)
-	guesser := sameTenant(t, platform, newNamespace(t), "guessed-"+platform.password, nil)
-	guess := guesser.app("runtime-guess")
-	g.Expect(k8s.Create(ctx, guess)).To(Succeed())
-	expectSyncedFalse(t, guess, "may not log on as a platform user")
 
 	restartProvider(t)
 	g.Expect(time.Until(earliest)).To(BeNumerically(">", 3*time.Second), "the restart left time before the earliest next try")
