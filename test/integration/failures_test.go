@@ -83,7 +83,9 @@ func testLostCreateAnswerWithListLag(t *testing.T) {
 	tn.sim.FailAfterCreate(1)
 	a := tn.app("runtime-lost-answer")
 	g.Expect(k8s.Create(ctx, a)).To(Succeed())
-	expectSyncedFalse(t, a, "IAS does not list the application yet")
+	// Whether a reconcile falls within the lag, and says that IAS does not
+	// list the app yet (TestUnansweredCreateComesBackWhenListsSettle), depends
+	// on the suite's load; what must hold is one app, made once.
 	waitReady(t, a)
 	expectPublished(g, tn, a)
 	g.Consistently(func() []iassim.App { return tn.sim.AppsNamed(a.Name) }, 2*poll, 250*time.Millisecond).Should(HaveLen(1))
