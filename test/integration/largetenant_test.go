@@ -2,7 +2,6 @@ package integration
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -26,12 +25,6 @@ import (
 // the provider's own process).
 func testLargeTenantNeighbours(t *testing.T) {
 	g := NewWithT(t)
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapInuse
-	}
 	platform := newTenant(t, newNamespace(t), iassim.Options{})
 	_, onPlatform := platformConfig(t, platform)
 	var platformApps []managedObject
@@ -49,7 +42,7 @@ func testLargeTenantNeighbours(t *testing.T) {
 	for i := range 3000 {
 		large.sim.AddApp(iassim.App{Name: fmt.Sprintf("large-%d", i), Description: long})
 	}
-	before := settledHeap(heap)
+	before := settledHeap()
 	stop := sampleMax(t, "eventing_auth_ias_namespaced_inventory_bytes{}")
 	var neighbours []managedObject
 	for i := range 20 {
@@ -76,7 +69,7 @@ func testLargeTenantNeighbours(t *testing.T) {
 		waitReady(t, a)
 	}
 	held = max(held, stop())
-	grown := int64(settledHeap(heap)) - int64(before)
+	grown := settledHeap() - before
 	t.Logf("20 namespaces at a tenant of 3,000 apps with long descriptions, then a restart: namespaces' listings held at most %.1f MiB; heap %+.1f MiB",
 		held/(1<<20), float64(grown)/(1<<20))
 	g.Expect(held).To(BeNumerically(">", 0), "the namespaces' listings were never held: the scenario did not list")

@@ -3,7 +3,6 @@ package integration
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"testing"
 	"time"
 
@@ -21,15 +20,9 @@ func testUnrelatedSecretsStayOut(t *testing.T) {
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	const n, size = 50, 1 << 20
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapInuse
-	}
 	// The scenarios before this one leave the provider deleting what they
 	// made: the heap is weighed once that work is done.
-	before := settledHeap(heap)
+	before := settledHeap()
 	junk := bytes.Repeat([]byte("j"), size)
 	for i := range n {
 		g.Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("kubeconfig-junk-%d", i)},
@@ -37,7 +30,7 @@ func testUnrelatedSecretsStayOut(t *testing.T) {
 	}
 	// Time for any watch to deliver them.
 	time.Sleep(3 * time.Second)
-	grown := int64(settledHeap(heap)) - int64(before)
+	grown := settledHeap() - before
 	t.Logf("heap grew by %.1f MiB beside %d MiB of another namespace's Secrets", float64(grown)/(1<<20), n*size>>20)
 	g.Expect(grown).To(BeNumerically("<", 16<<20), "the provider's heap grew by %d MiB beside %d MiB of another namespace's Secrets", grown>>20, n*size>>20)
 	err := informers.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kubeconfig-junk-0"}, &corev1.Secret{})
@@ -47,12 +40,12 @@ func testUnrelatedSecretsStayOut(t *testing.T) {
 
 // settledHeap is the heap once two readings a second apart differ by less than
 // 2 MiB, or the last reading after 30 s.
-func settledHeap(heap func() uint64) uint64 {
-	last := heap()
+func settledHeap() int64 {
+	last := heapInUse()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		time.Sleep(time.Second)
-		cur := heap()
-		if d := int64(cur) - int64(last); d > -2<<20 && d < 2<<20 {
+		cur := heapInUse()
+		if d := cur - last; d > -2<<20 && d < 2<<20 {
 			return cur
 		}
 		last = cur

@@ -246,6 +246,11 @@ func NewPool(o PoolOptions) *Pool {
 // one namespace, or the platform's (namespace ""), use it.
 type userKey struct{ tenant, username, namespace string }
 
+// userKeyOf names t's user at the tenant id (TenantID).
+func userKeyOf(t Tenant, id string) userKey {
+	return userKey{id, strings.ToLower(t.Username), t.Namespace}
+}
+
 // passwordLogon returns how calls with t's password are counted among its
 // user's logons at the tenant id (TenantID); nil for a certificate logon. The
 // caller holds p.mu.
@@ -253,7 +258,7 @@ func (p *Pool) passwordLogonLocked(t Tenant, id string) *passwordLogon {
 	if t.Username == "" || t.Password == "" {
 		return nil
 	}
-	k := userKey{id, strings.ToLower(t.Username), t.Namespace}
+	k := userKeyOf(t, id)
 	u, ok := p.users[k]
 	if !ok {
 		u = &userLogons{url: t.URL, username: t.Username, backoff: p.opts.LogonBackoff, platform: t.Namespace == ""}
@@ -345,7 +350,7 @@ func (p *Pool) roomLocked(t Tenant, id, key string, now time.Time) bool {
 	}
 	full := func() bool {
 		_, known := p.states[key]
-		_, knownUser := p.users[userKey{id, strings.ToLower(t.Username), t.Namespace}]
+		_, knownUser := p.users[userKeyOf(t, id)]
 		return (!known && p.namespacedStates >= p.opts.MaxNamespaced) ||
 			(t.Username != "" && t.Password != "" && !knownUser && p.namespacedUsers >= p.opts.MaxNamespaced)
 	}
