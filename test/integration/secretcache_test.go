@@ -39,16 +39,23 @@ func testUnrelatedSecretsStayOut(t *testing.T) {
 }
 
 // settledHeap is the heap once two readings a second apart differ by less than
-// 2 MiB, or the last reading after 30 s.
+// 2 MiB (or after 30 s), and then the least of five readings a second apart:
+// work other scenarios left going (a listing, a hostile tenant's answer being
+// read) holds memory for a moment, while a cache holds it in every reading.
 func settledHeap() int64 {
 	last := heapInUse()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		time.Sleep(time.Second)
 		cur := heapInUse()
 		if d := cur - last; d > -2<<20 && d < 2<<20 {
-			return cur
+			break
 		}
 		last = cur
 	}
-	return last
+	least := last
+	for range 5 {
+		time.Sleep(time.Second)
+		least = min(least, heapInUse())
+	}
+	return least
 }
