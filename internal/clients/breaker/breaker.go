@@ -240,23 +240,44 @@ func (s *Set) Guard(key, name string) Guard {
 		if err != nil {
 			return nil, err
 		}
+		t.inFlight.Add(1)
+		defer t.inFlight.Add(-1)
 		return t.Do(ctx, r)
 	}
 }
 
-// pruneLocked drops targets nobody asked for in a while: healthy ones after
-// two open periods, failing ones once their longest open period is surely
-// over (their credentials were replaced, or the runtime is gone).
+// pruneLocked drops the targets forgettable after their idle time.
 func (s *Set) pruneLocked(now time.Time) {
 	for k, t := range s.targets {
-		idle := now.Sub(time.Unix(0, t.used.Load()))
-		if idle > 2*s.opts.MaxDelay && (t.healthy() || idle > s.opts.RejectedDelay+2*s.opts.MaxDelay) {
+		if s.forgettable(t, now.Sub(time.Unix(0, t.used.Load()))) {
 			delete(s.targets, k)
 			if t.scoped {
 				s.scoped--
 			}
 			t.retire()
 		}
+	}
+}
+
+// forgettable tells whether a target nobody asked for in idle may be dropped.
+// A healthy one whose last answer is no longer fresh holds nothing a new one
+// would not (its next call is a first contact either way): runtimes polled
+// minutes apart keep no circuits between their polls, which at thousands of
+// runtimes is a large share of the process's memory. Without Fresh, a healthy
+// one is kept two open periods (it knows its credentials were accepted); a
+// failing one until its longest open period is surely over (its credentials
+// were replaced, or the runtime is gone). None while a call is in flight.
+func (s *Set) forgettable(t *Target, idle time.Duration) bool {
+	if t.inFlight.Load() > 0 {
+		return false
+	}
+	switch {
+	case !t.healthy():
+		return idle > s.opts.RejectedDelay+2*s.opts.MaxDelay
+	case s.opts.Fresh > 0 && !t.known() && !t.probing():
+		return idle > s.opts.Fresh
+	default:
+		return idle > 2*s.opts.MaxDelay
 	}
 }
 
@@ -280,7 +301,8 @@ type Target struct {
 	verified  atomic.Bool
 	verifying chan struct{}
 
-	used atomic.Int64 // unix nanoseconds of the last lookup
+	used     atomic.Int64 // unix nanoseconds of the last lookup
+	inFlight atomic.Int32 // calls through Guard not yet returned
 	// answered is when the target last answered (unix nanoseconds, 0: never);
 	// probe is its first contact in flight, if any (see firstcontact.go).
 	answered atomic.Int64

@@ -47,6 +47,13 @@ func (t *Target) known() bool {
 	return a != 0 && time.Since(time.Unix(0, a)) < t.set.opts.Fresh
 }
 
+// probing tells whether the target's first contact or probe is in flight.
+func (t *Target) probing() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.probe != nil
+}
+
 // firstContact makes r as the target's first contact or probe, or, while one
 // is in flight, waits for its answer within the grace and then calls as that
 // answer tells.

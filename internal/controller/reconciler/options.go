@@ -8,11 +8,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	"k8s.io/client-go/util/workqueue"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -58,14 +55,4 @@ func ControllerOptions(o controller.Options) crcontroller.Options {
 	c := o.ForControllerRuntime()
 	c.RateLimiter = workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](50*time.Millisecond, time.Minute)
 	return c
-}
-
-// RecordStates adds crossplane-runtime's recorder of the managed resource
-// state metrics (crossplane_managed_resource_exists, _ready, _synced) for one
-// kind, as provider-template does; nothing without state metrics.
-func RecordStates(mgr manager.Manager, o Options, list resource.ManagedList) error {
-	if o.MetricOptions == nil || o.MetricOptions.MRStateMetrics == nil {
-		return nil
-	}
-	return mgr.Add(statemetrics.NewMRStateRecorder(mgr.GetClient(), o.Logger, o.MetricOptions.MRStateMetrics, list, o.MetricOptions.PollStateMetricInterval))
 }
