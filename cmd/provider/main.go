@@ -24,6 +24,9 @@ import (
 // per 1,000 runtimes).
 const gcHeadroom = 24 << 20
 
+// gcPercent is the garbage allowed on top of a large live heap.
+const gcPercent = 30
+
 // version is the package version this binary was built for; hack/xpkg.sh sets it.
 var version = "dev"
 
@@ -33,10 +36,12 @@ func main() {
 	flag.Parse()
 	if os.Getenv("GOGC") == "" {
 		// Most of the heap is the informer cache, which lives as long as the
-		// process: Go's default target of 100% garbage on top of it would
-		// double the resident memory for little GC work saved. A small heap
-		// still gets gcHeadroom of garbage between collections.
-		gcheadroom.Keep(50, gcHeadroom)
+		// process and allocates little at rest: Go's default target of 100%
+		// garbage on top of it would double the resident memory for little
+		// GC work saved. The percentage counts only once the heap is large
+		// (thousands of runtimes); a smaller one gets gcHeadroom of garbage
+		// between collections.
+		gcheadroom.Keep(gcPercent, gcHeadroom)
 	}
 
 	level := zapcore.InfoLevel

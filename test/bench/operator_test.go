@@ -116,9 +116,9 @@ func (o *operatorRun) stop() {
 }
 
 // cycle runs the provider's cycle (BenchmarkCycle) on the operator and returns
-// its CPU per runtime. The operator does not watch the runtimes, so the
+// its CPU per runtime and its peak resident memory. The operator does not watch the runtimes, so the
 // Secrets edited in the drift minute stay edited, as they would in a landscape.
-func (o *operatorRun) cycle(ctx context.Context, b *testing.B, n int) cycleCPU {
+func (o *operatorRun) cycle(ctx context.Context, b *testing.B, n int) cycleCost {
 	name := fmt.Sprintf("operator-cycle-%d", n)
 	o.start(b, name)
 	defer o.stop()
@@ -172,7 +172,8 @@ func (o *operatorRun) cycle(ctx context.Context, b *testing.B, n int) cycleCPU {
 	spent := phaseCPU("operator_cycle", n, cpu, took, runtimes)
 	fmt.Printf("BENCH operator_cpu_ms_per_runtime_%d %.2f\n", n, spent.whole)
 	fmt.Printf("BENCH operator_cpu_ms_per_runtime_bringup_delete_%d %.2f\n", n, spent.life)
-	fmt.Printf("BENCH operator_cycle_peak_rss_mib_%d %.1f\n", n, float64(benchfig.UsageOf(pid).PeakRSS)/1024)
+	spent.peakMiB = float64(benchfig.UsageOf(pid).PeakRSS) / 1024
+	fmt.Printf("BENCH operator_cycle_peak_rss_mib_%d %.1f\n", n, spent.peakMiB)
 	reconciles := reconcilesByResult(m0, m1)
 	for _, k := range slices.Sorted(maps.Keys(reconciles)) {
 		fmt.Printf("BENCH operator_cycle_reconciles_per_runtime_%d{%s} %.2f\n", n, k, reconciles[k]/runtimes)

@@ -71,7 +71,7 @@ func BenchmarkSteady(b *testing.B) {
 		restCPU(n, benchfig.UsageOf(provider.Process.Pid).CPU-cpu0, time.Since(atRest))
 		watcherRepairs(ctx, b, n, ids, fw, iasRPS)
 		kib := rssKiB()
-		benchfig.Figure(fmt.Sprintf("rss_mib_%d", n), float64(kib)/1024, 400*float64(n)/10000)
+		benchfig.Figure(fmt.Sprintf("rss_mib_%d", n), float64(kib)/1024, 300*float64(n)/10000)
 		fmt.Printf("BENCH rss_kib_per_runtime_%d %.1f\n", n, float64(kib)/float64(n))
 		memoryParts(b, n)
 		foreignSecretsBeside(ctx, b)
@@ -312,7 +312,7 @@ func restartCycle(ctx context.Context, b *testing.B, n int, ids []string, args .
 	fmt.Printf("BENCH restart_ias_listing_pages_%d %d\n", n, pages)
 	fmt.Printf("BENCH restart_ias_listing_s_%d %.1f\n", n, listing)
 	fmt.Printf("BENCH restart_ias_bound_s_%d %.1f\n", n, iasBound)
-	benchfig.Figure(fmt.Sprintf("restart_cycle_ratio_%d", n), iasCycle.Seconds()/max(iasBound, 1), 1.2)
+	benchfig.Figure(fmt.Sprintf("restart_cycle_ratio_%d", n), iasCycle.Seconds()/max(iasBound, 1), 1.1)
 	fmt.Printf("BENCH restart_cycle_ratio_to_latency_%d %.2f\n", n, iasCycle.Seconds()/(float64(pages)*iasLatency.Seconds()))
 	fmt.Printf("BENCH restart_429_%d %d\n", n, throttled-throttled0)
 	// No IAS call; bound by the runtimes' API servers, here one server for all.

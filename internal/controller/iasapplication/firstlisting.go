@@ -26,14 +26,17 @@ import (
 // app, instead of all of them after the last page.
 
 // tenantLister starts the first listing of every tenant a ProviderConfig or
-// ClusterProviderConfig names. It reads them through the manager's client:
-// a namespace's config is checked against every ClusterProviderConfig's
-// user, and read from the API server each check would cost a read of every
-// platform credentials Secret per namespaced config, which a namespace of
-// many configs would turn into thousands of reads at each start. A tenant
-// that no IASApplication uses costs one listing.
+// ClusterProviderConfig names. The platform's ClusterProviderConfigs come
+// first and are read from the API server (direct): a few reads, and their
+// listings, the longest part of a start at thousands of runtimes, begin at
+// once instead of after the cache of the Kyma namespace's Secrets has filled.
+// The namespaces' configs are read through the manager's client (cached):
+// each is checked against every ClusterProviderConfig's user, and read from
+// the API server each check would cost a read of every platform credentials
+// Secret per namespaced config, thousands at each start in a namespace of
+// many configs. A tenant that no IASApplication uses costs one listing.
 type tenantLister struct {
-	reader          client.Reader
+	reader, direct  client.Reader
 	providerConfigs tenantconfig.Resolver
 	listings        listingStarter
 	log             logging.Logger
@@ -45,32 +48,34 @@ func (tenantLister) NeedLeaderElection() bool { return true }
 // Start starts the listings and returns; a config that does not resolve is left
 // to the observes of its resources, which report why on them.
 func (l tenantLister) Start(ctx context.Context) error {
-	var refs []*v1alpha1.IASApplication
+	cpcs := &apisv1alpha1.ClusterProviderConfigList{}
+	if err := l.direct.List(ctx, cpcs); err != nil {
+		l.log.Debug("Cannot list ClusterProviderConfigs to list their tenants at start", "error", err)
+	}
+	for _, pc := range cpcs.Items {
+		// As a resource in the Kyma CRs' namespace uses it.
+		l.start(ctx, l.direct, referring(l.providerConfigs.DefaultNamespace(), apisv1alpha1.ClusterProviderConfigKind, pc.Name))
+	}
 	pcs := &apisv1alpha1.ProviderConfigList{}
 	if err := l.reader.List(ctx, pcs); err != nil {
 		l.log.Debug("Cannot list ProviderConfigs to list their tenants at start", "error", err)
 	}
 	for _, pc := range pcs.Items {
-		refs = append(refs, referring(pc.Namespace, apisv1alpha1.ProviderConfigKind, pc.Name))
-	}
-	cpcs := &apisv1alpha1.ClusterProviderConfigList{}
-	if err := l.reader.List(ctx, cpcs); err != nil {
-		l.log.Debug("Cannot list ClusterProviderConfigs to list their tenants at start", "error", err)
-	}
-	for _, pc := range cpcs.Items {
-		// As a resource in the Kyma CRs' namespace uses it.
-		refs = append(refs, referring(l.providerConfigs.DefaultNamespace(), apisv1alpha1.ClusterProviderConfigKind, pc.Name))
-	}
-	for _, ref := range refs {
-		cfg, err := l.providerConfigs.Resolve(ctx, l.reader, ref)
-		if err == nil {
-			err = l.listings.StartListing(cfg.Tenant)
-		}
-		if err != nil {
-			l.log.Debug("Cannot list the tenant at start", "providerConfig", ref.GetProviderConfigReference().Name, "error", err)
-		}
+		l.start(ctx, l.reader, referring(pc.Namespace, apisv1alpha1.ProviderConfigKind, pc.Name))
 	}
 	return nil
+}
+
+// start resolves the config ref names, reading with kube, and starts its
+// tenant's listing.
+func (l tenantLister) start(ctx context.Context, kube client.Reader, ref *v1alpha1.IASApplication) {
+	cfg, err := l.providerConfigs.Resolve(ctx, kube, ref)
+	if err == nil {
+		err = l.listings.StartListing(cfg.Tenant)
+	}
+	if err != nil {
+		l.log.Debug("Cannot list the tenant at start", "providerConfig", ref.GetProviderConfigReference().Name, "error", err)
+	}
 }
 
 // referring is an IASApplication in the namespace that uses the config: the

@@ -77,7 +77,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		},
 	})
 
-	if err := mgr.Add(tenantLister{reader: mgr.GetClient(), providerConfigs: c.ProviderConfigs, listings: c.TenantClients, log: o.Logger}); err != nil {
+	if err := mgr.Add(tenantLister{reader: mgr.GetClient(), direct: mgr.GetAPIReader(), providerConfigs: c.ProviderConfigs, listings: c.TenantClients, log: o.Logger}); err != nil {
 		return err
 	}
 	if err := reconciler.RecordStates(mgr, o, &v1alpha1.IASApplicationList{}); err != nil {

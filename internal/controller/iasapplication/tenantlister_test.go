@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
@@ -22,7 +23,9 @@ import (
 )
 
 // TestTenantListerListsEveryConfiguredTenant: at start the tenant of each
-// config is listed; a config that does not resolve is skipped, not fatal.
+// config is listed; a config that does not resolve is skipped, not fatal. The
+// platform's configs are read from the API server: their listing begins while
+// the cache (the reader, here held) has not answered yet.
 func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 	sim, err := iassim.New(iassim.Options{RateLimit: -1, Latency: 50 * time.Millisecond}).Serve("127.0.0.1:0", false)
 	if err != nil {
@@ -46,12 +49,22 @@ func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 	).Build()
 	pool := inventory.New(ias.NewPool(ias.PoolOptions{}), nil, nil)
 
-	if err := (tenantLister{reader: kube, providerConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(8), PlainHTTPLoopback: true}, listings: pool, log: logging.NewNopLogger()}).Start(context.Background()); err != nil {
-		t.Fatalf("Start: %v", err)
-	}
+	cacheFilled := make(chan struct{})
+	cache := heldReader{Reader: kube, until: cacheFilled}
+	started := make(chan error)
+	go func() {
+		started <- tenantLister{reader: cache, direct: kube, providerConfigs: tenantconfig.Resolver{Certs: ias.NewClientCerts(8), PlainHTTPLoopback: true},
+			listings: pool, log: logging.NewNopLogger()}.Start(context.Background())
+	}()
 	released := make(chan struct{})
-	if !pool.WhenListed(uuid.NewString(), func() { close(released) }) {
-		t.Fatal("no first listing runs after Start")
+	for deadline := time.Now().Add(5 * time.Second); !pool.WhenListed(uuid.NewString(), func() { close(released) }); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no first listing of the platform's tenant runs while the cache has not answered")
+		}
+	}
+	close(cacheFilled)
+	if err := <-started; err != nil {
+		t.Fatalf("Start: %v", err)
 	}
 	select {
 	case <-released:
@@ -61,4 +74,20 @@ func TestTenantListerListsEveryConfiguredTenant(t *testing.T) {
 	if got := sim.Stats().Count(operation.ListApplications, 200); got != 2 {
 		t.Errorf("IAS answered %d listing pages, want the 2 pages of the one tenant that resolves", got)
 	}
+}
+
+// heldReader answers once until is closed, as a cache that has not filled yet.
+type heldReader struct {
+	client.Reader
+	until chan struct{}
+}
+
+func (r heldReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	<-r.until
+	return r.Reader.Get(ctx, key, obj, opts...)
+}
+
+func (r heldReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	<-r.until
+	return r.Reader.List(ctx, list, opts...)
 }
