@@ -25,7 +25,7 @@ import (
 const gcHeadroom = 24 << 20
 
 // gcPercent is the garbage allowed on top of a large live heap.
-const gcPercent = 30
+const gcPercent = 25
 
 // version is the package version this binary was built for; hack/xpkg.sh sets it.
 var version = "dev"
