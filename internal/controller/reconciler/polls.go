@@ -46,7 +46,9 @@ func PollsLast(r reconcile.Reconciler, b *PollBudget) reconcile.Reconciler {
 		// circuits of other namespaces than the platform's are bounded together.
 		ctx, retryAt := breaker.WithRetryHint(breaker.WithScope(ctx, req.Namespace))
 		res, err := r.Reconcile(ctx, req)
-		if h := retryAt(); err == nil && res.Requeue && !h.At.IsZero() {
+		// A reconcile that kept its resource's status while a first
+		// contact's answer is out comes back when the answer is due, too.
+		if h := retryAt(); err == nil && (res.Requeue || h.AnswerDue) && !h.At.IsZero() {
 			// A target failed or is known to: try again when its circuit lets a
 			// call through, behind other work, not at the workqueue's backoff.
 			// One that only waits for a first contact's answer (a new runtime,

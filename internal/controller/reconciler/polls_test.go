@@ -116,15 +116,19 @@ func TestFirstPollsSpreadOverTheInterval(t *testing.T) {
 
 // TestPollsLastRetriesForTargets: a reconcile refused by a failing runtime is
 // retried when its circuit is due, behind other work; one that only waits
-// for a first contact's answer (a new runtime) is retried soon, not behind it.
+// for a first contact's answer (a new runtime) is retried soon, not behind it,
+// and so is one that kept its resource's status meanwhile and asked for its
+// next poll only.
 func TestPollsLastRetriesForTargets(t *testing.T) {
 	hangs := breaker.Request{Read: true, Do: func(ctx context.Context) (*http.Response, error) {
 		time.Sleep(time.Second)
 		return nil, context.DeadlineExceeded
 	}}
 	cases := map[string]struct {
-		reason   string
-		call     func(set *breaker.Set) func(ctx context.Context)
+		reason string
+		call   func(set *breaker.Set) func(ctx context.Context)
+		// result is what the reconcile returns; default Requeue.
+		result   *reconcile.Result
 		priority *int
 		within   time.Duration
 	}{
@@ -146,6 +150,16 @@ func TestPollsLastRetriesForTargets(t *testing.T) {
 			},
 			within: 2 * time.Second,
 		},
+		"FirstContactOutStatusKept": {
+			reason: "a Ready runtime whose first contact is out keeps its status and is retried when the answer is due, not at its next poll",
+			call: func(set *breaker.Set) func(ctx context.Context) {
+				go func() { _, _ = set.Target("other", "other").Do(context.Background(), hangs) }()
+				time.Sleep(2 * breaker.FirstContactGrace)
+				return func(ctx context.Context) { _, _ = set.Target("rt", "rt").Do(ctx, hangs) }
+			},
+			result: &reconcile.Result{RequeueAfter: 5 * time.Minute},
+			within: 2 * time.Second,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -153,6 +167,9 @@ func TestPollsLastRetriesForTargets(t *testing.T) {
 			call := tc.call(set)
 			r := PollsLast(reconcile.Func(func(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 				call(ctx)
+				if tc.result != nil {
+					return *tc.result, nil
+				}
 				return reconcile.Result{Requeue: true}, nil
 			}), nil)
 			got, err := r.Reconcile(context.Background(), reconcile.Request{})

@@ -160,6 +160,13 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RuntimeSecret) (man
 	}
 	e.want = want
 	cur, err := e.target(ctx, cr)
+	if err != nil && answerDue(cr, err) {
+		// Nothing known changed, and the answer is due within seconds, when
+		// the reconcile comes back (reconciler.PollsLast): telling of the wait
+		// would write a Ready resource's status twice, for every runtime that
+		// is slow to answer its first call after a start.
+		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+	}
 	if err != nil {
 		return managed.ExternalObservation{}, e.readError(cr, err)
 	}
@@ -205,6 +212,15 @@ func (e *external) target(ctx context.Context, cr *v1alpha1.RuntimeSecret) (*cor
 		return nil, nil
 	}
 	return cur, err
+}
+
+// answerDue tells whether err is a first call to the runtime of a Ready and
+// Synced RuntimeSecret that the runtime has not answered within its grace:
+// it goes on, and its answer tells the next reconcile how the runtime is.
+func answerDue(cr *v1alpha1.RuntimeSecret, err error) bool {
+	var failed *breaker.Error
+	return errors.As(err, &failed) && failed.Pending && !failed.Rejected &&
+		resource.IsConditionTrue(cr.GetCondition(xpv2.TypeReady)) && resource.IsConditionTrue(cr.GetCondition(xpv2.TypeSynced))
 }
 
 // readError says that reading the Secret on the runtime failed, and, for a
