@@ -14,14 +14,13 @@ import (
 
 // testUnrelatedSecretsStayOut: Secrets of 1 MiB named like kubeconfigs in a
 // namespace that is not the Kyma CRs' never reach the provider's cache: its
-// heap stays flat, and its informers hold none of them. Alone, since it
-// weighs the process's heap.
+// heap stays flat, and its informers hold none of them. First in the suite,
+// since it weighs the process's heap.
 func testUnrelatedSecretsStayOut(t *testing.T) {
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	const n, size = 50, 1 << 20
-	// The scenarios before this one leave the provider deleting what they
-	// made: the heap is weighed once that work is done.
+	// The heap is weighed once the start's work is done.
 	before := settledHeap()
 	junk := bytes.Repeat([]byte("j"), size)
 	for i := range n {

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
@@ -131,9 +132,13 @@ func testOneOwner(t *testing.T) {
 	// Handed over by annotating the owner: the target takes the app, the old
 	// owner only reads it and its deletion leaves it.
 	// A hand-over to a resource that does not ask for the app waits.
-	get(g, a)
-	meta.AddAnnotations(a, map[string]string{apis.AnnotationHandOverTo: other.ns + "/runtime-owned"})
-	g.Expect(k8s.Update(ctx, a)).To(Succeed())
+	// Read again on a conflict: the provider may write the resource after
+	// its Ready.
+	g.Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		get(g, a)
+		meta.AddAnnotations(a, map[string]string{apis.AnnotationHandOverTo: other.ns + "/runtime-owned"})
+		return k8s.Update(ctx, a)
+	})).To(Succeed())
 	before = changes(owner.sim)
 	expectSyncedFalse(t, a, "waits for IASApplication "+other.ns+"/runtime-owned to name it: it does not exist")
 	g.Expect(changes(owner.sim)).To(Equal(before), "the app was pushed to a resource that did not ask for it")
