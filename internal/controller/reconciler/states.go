@@ -10,7 +10,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/prometheus/client_golang/prometheus"
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -78,10 +77,10 @@ func (r *stateRecorder) record(ctx context.Context) error {
 	var ready, synced float64
 	items := l.GetItems()
 	for _, o := range items {
-		if o.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
+		if resource.IsConditionTrue(o.GetCondition(xpv2.TypeReady)) {
 			ready++
 		}
-		if o.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue {
+		if resource.IsConditionTrue(o.GetCondition(xpv2.TypeSynced)) {
 			synced++
 		}
 	}
