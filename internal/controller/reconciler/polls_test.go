@@ -124,6 +124,13 @@ func TestPollsLastRetriesForTargets(t *testing.T) {
 		time.Sleep(time.Second)
 		return nil, context.DeadlineExceeded
 	}}
+	// behindFirstContact: another runtime's first contact holds the only
+	// slot, so the runtime's own call waits for that answer.
+	behindFirstContact := func(set *breaker.Set) func(ctx context.Context) {
+		go func() { _, _ = set.Target("other", "other").Do(context.Background(), hangs) }()
+		time.Sleep(2 * breaker.FirstContactGrace)
+		return func(ctx context.Context) { _, _ = set.Target("rt", "rt").Do(ctx, hangs) }
+	}
 	cases := map[string]struct {
 		reason string
 		call   func(set *breaker.Set) func(ctx context.Context)
@@ -142,21 +149,12 @@ func TestPollsLastRetriesForTargets(t *testing.T) {
 		},
 		"FirstContactOut": {
 			reason: "a new runtime that only waits for another's first contact is retried soon",
-			call: func(set *breaker.Set) func(ctx context.Context) {
-				// Another runtime's first contact holds the only slot.
-				go func() { _, _ = set.Target("other", "other").Do(context.Background(), hangs) }()
-				time.Sleep(2 * breaker.FirstContactGrace)
-				return func(ctx context.Context) { _, _ = set.Target("rt", "rt").Do(ctx, hangs) }
-			},
+			call:   behindFirstContact,
 			within: 2 * time.Second,
 		},
 		"FirstContactOutStatusKept": {
 			reason: "a Ready runtime whose first contact is out keeps its status and is retried when the answer is due, not at its next poll",
-			call: func(set *breaker.Set) func(ctx context.Context) {
-				go func() { _, _ = set.Target("other", "other").Do(context.Background(), hangs) }()
-				time.Sleep(2 * breaker.FirstContactGrace)
-				return func(ctx context.Context) { _, _ = set.Target("rt", "rt").Do(ctx, hangs) }
-			},
+			call:   behindFirstContact,
 			result: &reconcile.Result{RequeueAfter: 5 * time.Minute},
 			within: 2 * time.Second,
 		},
