@@ -39,8 +39,8 @@ func testUnrelatedSecretsStayOut(t *testing.T) {
 
 // settledHeap is the heap once two readings a second apart differ by less than
 // 2 MiB (or after 30 s), and then the least of five readings a second apart:
-// work other scenarios left going (a listing, a hostile tenant's answer being
-// read) holds memory for a moment, while a cache holds it in every reading.
+// work still going on in the process (a listing, an answer being read) holds
+// memory for a moment, while a cache holds it in every reading.
 func settledHeap() int64 {
 	last := heapInUse()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {

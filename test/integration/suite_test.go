@@ -11,11 +11,12 @@ var ctx = context.Background()
 // own simulator or runtime targets, then the load scenarios one at a time, then
 // searches everything the provider wrote for secrets.
 func TestProvider(t *testing.T) {
-	// Alone and first: it checks metric counts over every resource.
 	// First: it weighs the process's heap, which the scenarios' work (a
 	// namespace's runtime clients built and evicted, listings) moves by more
-	// than it measures.
+	// than it measures. It makes no managed resource.
 	t.Run("UnrelatedSecretsStayOut", testUnrelatedSecretsStayOut)
+	// Alone and before any scenario: it checks metric counts over every
+	// resource.
 	t.Run("CredentialsInView", testCredentialsInView)
 	t.Run("ShippedWiring", testShippedWiring)
 	t.Run("scenarios", func(t *testing.T) {
