@@ -18,7 +18,9 @@ import (
 // restarted provider before that next try, and their RuntimeSecrets keep
 // saying what they said, unwritten; a new runtime beside them gets its Secret.
 // Without the conditions recalled, the restarted provider would open a
-// connection to every hanging runtime at once.
+// connection to every hanging runtime at once. A connection to a hanging
+// runtime is closed once its connect timeout passes: hanging runtimes pin no
+// sockets, before the restart or after.
 func testRestartBesideUnreachableRuntimes(t *testing.T) {
 	g := NewWithT(t)
 	ns := newNamespace(t)
@@ -66,6 +68,9 @@ func testRestartBesideUnreachableRuntimes(t *testing.T) {
 			}
 		}
 	}, 2*time.Minute, 200*time.Millisecond).Should(Succeed())
+	g.Eventually(hanging.Open, 10*time.Second, 100*time.Millisecond).Should(BeZero(), "connections to the hanging runtimes left open after their calls timed out")
+	held := settings().RuntimeConnectTimeout + time.Second
+	g.Expect(hanging.Longest()).To(BeNumerically("<", held), "a connection to a hanging runtime outlived the connect timeout")
 	versions := map[string]string{}
 	for _, rs := range dead {
 		versions[rs.Name] = rs.ResourceVersion
@@ -83,6 +88,7 @@ func testRestartBesideUnreachableRuntimes(t *testing.T) {
 	// Until the earliest next try, nothing is called and nothing is written.
 	g.Consistently(func(g Gomega) {
 		g.Expect(hanging.Accepted()).To(Equal(accepted), "connections to the hanging runtimes")
+		g.Expect(hanging.Open()).To(BeZero(), "connections to the hanging runtimes left open across the restart")
 		for _, rs := range dead {
 			get(g, rs)
 			g.Expect(rs.ResourceVersion).To(Equal(versions[rs.Name]), "%s was written: %s", rs.Name, rs.GetCondition("Synced").Message)
@@ -102,6 +108,8 @@ func testRestartBesideUnreachableRuntimes(t *testing.T) {
 		expectSyncedFalse(t, rs, "next try at")
 	}
 	g.Eventually(hanging.Accepted, 2*time.Minute, 200*time.Millisecond).Should(BeNumerically(">", accepted), "the hanging runtimes are probed after their next try")
+	g.Eventually(hanging.Open, 30*time.Second, 100*time.Millisecond).Should(BeZero(), "connections of the restarted provider's probes left open after they timed out")
+	g.Expect(hanging.Longest()).To(BeNumerically("<", held), "a connection to a hanging runtime outlived the connect timeout")
 
 	after := onPlatform("runtime-platform-after-restart")
 	g.Expect(k8s.Create(ctx, after)).To(Succeed())

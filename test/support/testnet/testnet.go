@@ -22,6 +22,8 @@ type Hanging struct {
 	Addr     string
 	accepted atomic.Int64
 	open     atomic.Int64
+	// longest is the longest a caller has held a connection, in nanoseconds.
+	longest atomic.Int64
 }
 
 // Hang listens on a loopback port until the test ends.
@@ -43,10 +45,13 @@ func Hang(tb testing.TB) *Hanging {
 			h.open.Add(1)
 			held.add(c)
 			// Read until the caller closes it: the connection is open till then.
-			go func() {
+			go func(since time.Time) {
 				_, _ = io.Copy(io.Discard, c)
 				h.open.Add(-1)
-			}()
+				held := int64(time.Since(since))
+				for cur := h.longest.Load(); held > cur && !h.longest.CompareAndSwap(cur, held); cur = h.longest.Load() {
+				}
+			}(time.Now())
 		}
 	}()
 	tb.Cleanup(func() {
@@ -61,6 +66,9 @@ func (h *Hanging) Accepted() int64 { return h.accepted.Load() }
 
 // Open is how many of them the callers have not closed.
 func (h *Hanging) Open() int64 { return h.open.Load() }
+
+// Longest is the longest a caller held a connection before closing it.
+func (h *Hanging) Longest() time.Duration { return time.Duration(h.longest.Load()) }
 
 // RefusingAddr is a loopback host:port where nothing listens.
 func RefusingAddr(tb testing.TB) string {
