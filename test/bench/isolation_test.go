@@ -22,6 +22,7 @@ import (
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kymaruntime"
 	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 	"github.com/kyma-project/provider-eventing-auth/test/support/testnet"
@@ -448,6 +449,9 @@ func restartBeside1000Unreachable(ctx context.Context, b *testing.B, baseline ti
 	newRuntimeFigures("restart", took, baseline)
 	benchfig.Figure("isolation_restart_runtime_workers_held_max", workers.end()["runtime"], 2)
 	fmt.Printf("BENCH isolation_restart_hanging_connections_per_min %.1f\n", float64(hanging.Accepted()-accepted)/minutes)
+	// A runtime that accepts and never answers pins no socket: each
+	// connection goes within the connect timeout (the shipped default).
+	benchfig.Figure("isolation_hanging_connection_held_max_s", hanging.Longest().Seconds(), (kymaruntime.DefaultConnectTimeout + time.Second).Seconds())
 	// What they named survived the restart.
 	lost := 0
 	for _, id := range ids {
