@@ -59,14 +59,15 @@ func TestFindReadsFreshOnlyAfterACreate(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			e, _ := world{cr: tc.cr, ias: &fakeIAS{}}.external(t)
-			r := &countingReader{Reader: e.reader}
-			e.reader = r
+			o := e.ownership
+			r := &countingReader{Reader: o.reader}
+			o.reader = r
 			if tc.sentByUs {
-				e.created.noteCreateSent(tc.cr.GetUID(), e.now())
+				o.created.noteCreateSent(tc.cr.GetUID(), o.now())
 			}
 			// A create recorded without its app listed yet is an error of its
 			// own (lifecycle_test.go); only the reads matter here.
-			_, _, _ = e.find(context.Background(), tc.cr.DeepCopy()) //nolint:errcheck // See above.
+			_, _, _ = o.find(context.Background(), tc.cr.DeepCopy()) //nolint:errcheck // See above.
 			if r.gets != tc.wantReads {
 				t.Errorf("%s\nreads from the API server: %d, want %d", tc.reason, r.gets, tc.wantReads)
 			}

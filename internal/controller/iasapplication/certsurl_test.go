@@ -45,7 +45,7 @@ func TestCheckCertsURL(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			log := &fakes.Events{}
-			e := &external{shared: shared{recorder: log}}
+			e := &external{recorder: log}
 			cr := &v1alpha1.IASApplication{}
 			for _, ep := range tc.observed {
 				e.checkCertsURL(cr, ep)

@@ -24,7 +24,7 @@ func (e *external) observeDeletion(ctx context.Context, cr *v1alpha1.IASApplicat
 	if c, ok := e.recallCreate(cr); ok {
 		return e.observeCreated(ctx, cr, c)
 	}
-	app, adopted, err := e.find(ctx, cr)
+	app, adopted, err := e.ownership.find(ctx, cr)
 	if conflict := (*OwnerConflictError)(nil); errors.As(err, &conflict) {
 		cr.Status.AtProvider.ID = ""
 		e.recorder.Event(cr, event.Normal(eventLeftToOwner, fmt.Sprintf("Left IAS application %s to its owner, IASApplication %s", conflict.App, conflict.Owner)))
@@ -33,7 +33,7 @@ func (e *external) observeDeletion(ctx context.Context, cr *v1alpha1.IASApplicat
 	if err != nil || app == nil {
 		return managed.ExternalObservation{}, err
 	}
-	if err := e.take(cr, app, adopted); err != nil {
+	if err := e.ownership.take(cr, app, adopted); err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	return e.deletionOf(cr, app), nil

@@ -3,7 +3,6 @@ package iasapplication
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -119,8 +118,18 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.IASApplication) (m
 		c.reportRejected(cfg, at)
 	}
 	c.reportCertificate(cfg, time.Now())
-	return &external{shared: c.shared, ias: cl, globalAccount: cfg.GlobalAccount, globalAccountFromKyma: cfg.GlobalAccountFromKymaLabel,
-		rotation: lifetimeOf(cfg.SecretRotation), nameScope: nameScope(cfg.Tenant), now: time.Now}, nil
+	return newExternal(c.shared, cl, cfg, time.Now), nil
+}
+
+// newExternal is the client of one reconcile of a resource of cfg, calling
+// IAS with cl.
+func newExternal(s shared, cl inventory.Client, cfg tenantconfig.Resolved, now func() time.Time) *external {
+	return &external{ias: cl, kube: s.kube, recorder: s.recorder, created: s.created, deleted: s.deleted,
+		globalAccount: cfg.GlobalAccount, globalAccountFromKyma: cfg.GlobalAccountFromKymaLabel, now: now,
+		ownership: &appOwnership{ias: cl, kube: s.kube, reader: s.reader, recorder: s.recorder, created: s.created, names: s.names,
+			nameScope: nameScope(cfg.Tenant), listSettle: s.listSettle, inventoryAge: s.inventoryAge, now: now},
+		secrets: &secretKeeper{ias: cl, kube: s.kube, recorder: s.recorder, publisher: s.publisher, users: s.users, checks: s.checks,
+			secretCheck: s.secretCheck, rotation: lifetimeOf(cfg.SecretRotation), metrics: s.secretMetrics, now: now}}
 }
 
 // checkCertsURL says, in a condition and an event, when the tenant's certs URL
@@ -158,23 +167,26 @@ func (c *connector) reportRejected(cfg tenantconfig.Resolved, at time.Time) {
 // external reconciles one IASApplication with its IAS tenant. It lives for one
 // reconcile.
 type external struct {
-	shared
-	ias           inventory.Client
+	ias      inventory.Client
+	kube     client.Client
+	recorder event.Recorder
+	created  *created
+	deleted  *deleted
+	// ownership finds the app and decides whose it is.
+	ownership *appOwnership
+	// secrets keeps the app's api secrets and its connection Secret.
+	secrets       *secretKeeper
 	globalAccount string
 	// globalAccountFromKyma: the ProviderConfig asks for the Kyma CR's label.
 	globalAccountFromKyma bool
-	// rotation is the ProviderConfig's secretRotation.
-	rotation secretLifetime
-	// nameScope prefixes the keys of this resource's name claims (nameScope).
-	nameScope string
-	now       func() time.Time
+	now                   func() time.Time
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
 	if meta.WasDeleted(cr) {
 		obs, err := e.observeDeletion(ctx, cr)
 		if err == nil && !obs.ResourceExists {
-			e.releaseName(ctx, cr)
+			e.ownership.releaseName(ctx, cr)
 		}
 		return obs, err
 	}
@@ -184,7 +196,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	if _, err := wantedOwner(cr); err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	app, adopted, err := e.find(ctx, cr)
+	app, adopted, err := e.ownership.find(ctx, cr)
 	if conflict := (*OwnerConflictError)(nil); errors.As(err, &conflict) {
 		// Not this resource's app: its status names only an app it holds
 		// (takenByExternalName reads it).
@@ -201,7 +213,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 		meta.AddFinalizer(cr, managed.FinalizerName)
 		return managed.ExternalObservation{}, nil
 	}
-	if err := e.take(cr, app, adopted); err != nil {
+	if err := e.ownership.take(cr, app, adopted); err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	taken := adopted || takenByExternalName(cr, app)
@@ -215,42 +227,29 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (ma
 	return e.observeApp(ctx, cr, app, taken, endpoints)
 }
 
-// take checks that app is one this provider may manage and, if it was found
-// by name, records it as the resource's (adoption).
-func (e *external) take(cr *v1alpha1.IASApplication, app *ias.Application, adopted bool) error {
-	if app.Type != ias.TypeCharged {
-		return errors.Errorf(errNotCharged, appIDName(app.ID, app.Name), app.Type)
-	}
-	if adopted {
-		meta.SetExternalName(cr, app.ID)
-		e.recorder.Event(cr, event.Normal(eventAdopted, fmt.Sprintf("Adopted the existing IAS application %s named %q", app.ID, app.Name)))
-	}
-	return nil
-}
-
 // observeApp observes the api secrets of the resource's app: which is
 // published, whether one is due for rotation or retirement, and whether the
 // app drifted. taken: the resource takes the app now (by name or by external
 // name), so the secrets it holds are recorded as inherited.
 func (e *external) observeApp(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, taken bool, endpoints ias.Endpoints) (managed.ExternalObservation, error) {
-	conn, err := e.connectionSecret(ctx, cr)
+	conn, err := connectionSecret(ctx, e.kube, cr)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	all, err := e.apiSecrets(ctx, cr, app, conn)
+	all, err := e.secrets.list(ctx, cr, app, conn)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	if taken {
 		inherit(cr, all)
 	}
-	st := e.secrets(cr, app, all, conn)
+	st := e.secrets.state(cr, app, all, conn)
 	if st.cur != nil {
-		if err := e.adoptConnectionSecret(ctx, cr, conn); err != nil {
+		if err := e.secrets.adoptConnection(ctx, cr, conn); err != nil {
 			return managed.ExternalObservation{}, err
 		}
 	}
-	due, err := e.observeSecrets(ctx, cr, st)
+	due, err := e.secrets.observe(ctx, cr, st)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
@@ -288,14 +287,13 @@ func (e *external) observeCreated(ctx context.Context, cr *v1alpha1.IASApplicati
 	at.ID, at.ClientID, at.TokenURL, at.CertsURL = c.app.ID, c.app.ClientID, endpoints.TokenURL, endpoints.CertsURL
 	e.checkCertsURL(cr, endpoints)
 	st := secretState{ours: []ias.APISecret{c.secret}, cur: &c.secret, value: c.secret.Value}
-	at.SecretsCheckedAt = &metav1.Time{Time: c.at}
-	e.checks.checked(cr, c.at)
-	if _, err := e.observeSecrets(ctx, cr, st); err != nil {
+	e.secrets.checkedAt(cr, c.at)
+	if _, err := e.secrets.observe(ctx, cr, st); err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	cr.SetConditions(xpv2.Available())
 	// Published by the Create's reconcile; the cache may not hold it yet.
-	conn, err := e.connectionSecret(ctx, cr)
+	conn, err := connectionSecret(ctx, e.kube, cr)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
@@ -305,7 +303,7 @@ func (e *external) observeCreated(ctx context.Context, cr *v1alpha1.IASApplicati
 
 func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalCreation, error) {
 	ga := e.appGlobalAccount(cr)
-	if err := e.claimName(ctx, cr, cr.AppName()); err != nil {
+	if err := e.ownership.claimName(ctx, cr, cr.AppName()); err != nil {
 		return managed.ExternalCreation{}, err
 	}
 	e.created.noteCreateSent(cr.GetUID(), e.now())
@@ -321,7 +319,7 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.IASApplication) (man
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
-	cd, err := e.newSecret(ctx, cr, app, endpoints)
+	cd, err := e.secrets.mint(ctx, cr, app, endpoints)
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
@@ -351,13 +349,13 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		return managed.ExternalUpdate{}, err
 	}
 	if handingOver(cr) {
-		if err := e.claimsHandOver(ctx, cr, app); err != nil {
+		if err := e.ownership.claimsHandOver(ctx, cr, app); err != nil {
 			return managed.ExternalUpdate{}, err
 		}
 	}
 	if p := drift(cr, app); len(p) > 0 {
 		if app.Name != cr.AppName() {
-			if err := e.renameFree(ctx, cr, app); err != nil {
+			if err := e.ownership.renameFree(ctx, cr, app); err != nil {
 				return managed.ExternalUpdate{}, err
 			}
 		}
@@ -373,49 +371,8 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.IASApplication) (man
 		e.recorder.Event(cr, event.Normal(eventHandedOver, fmt.Sprintf("Handed IAS application %s over to IASApplication %s", appIDName(id, app.Name), to)))
 		return managed.ExternalUpdate{}, nil
 	}
-	all, err := e.ias.ListAPISecrets(ctx, id)
-	if err != nil {
-		return managed.ExternalUpdate{}, err
-	}
-	cr.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: e.now()}
-	e.checks.checked(cr, e.now())
-	conn, err := e.connectionSecret(ctx, cr)
-	if err != nil {
-		return managed.ExternalUpdate{}, err
-	}
-	st := e.secrets(cr, app, all, conn)
-	due, err := e.observeSecrets(ctx, cr, st)
-	if err != nil {
-		return managed.ExternalUpdate{}, err
-	}
-	for _, s := range due {
-		why := "after every RuntimeSecret using this application took up its successor and the grace period passed"
-		if isExpired(s, e.now()) {
-			why = "since it expired at " + s.ValidTo.UTC().Format(time.RFC3339)
-		}
-		if err := e.deleteSecret(ctx, cr, id, s, why); err != nil {
-			return managed.ExternalUpdate{}, err
-		}
-		st.ours = without(st.ours, s.ID)
-		cr.Status.AtProvider.Retiring = slices.DeleteFunc(cr.Status.AtProvider.Retiring, func(r v1alpha1.RetiringSecret) bool { return r.ID == s.ID })
-	}
-	var cd managed.ConnectionDetails
-	if st.missing != "" || st.rotate != "" {
-		replace := e.replaceSecret
-		if st.missing == "" {
-			replace = e.rotate
-		}
-		if cd, err = replace(ctx, cr, app, &st); err != nil {
-			return managed.ExternalUpdate{}, err
-		}
-		if cd != nil {
-			// The new secret is out: the resource is Ready now, not at the next poll.
-			// Every older one of ours retires, counting from now.
-			recordRetiring(cr, st.ours, "RuntimeSecrets using this application to carry the new secret")
-			cr.SetConditions(xpv2.Available())
-		}
-	}
-	return managed.ExternalUpdate{ConnectionDetails: cd}, nil
+	cd, err := e.secrets.update(ctx, cr, app)
+	return managed.ExternalUpdate{ConnectionDetails: cd}, err
 }
 
 // Delete deletes the app that Observe, asking IAS by UUID in the same

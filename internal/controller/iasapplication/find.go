@@ -25,45 +25,45 @@ const duplicateWatch = time.Hour
 // mayLag tells whether the cached resource may lack the record of a create:
 // it records one, or this process sent one lately. A new resource's first
 // Observe reads it from the cache alone.
-func (e *external) mayLag(cr *v1alpha1.IASApplication) bool {
+func (o *appOwnership) mayLag(cr *v1alpha1.IASApplication) bool {
 	a := cr.GetAnnotations()
 	for _, k := range []string{meta.AnnotationKeyExternalCreatePending, meta.AnnotationKeyExternalCreateSucceeded, meta.AnnotationKeyExternalCreateFailed, apis.AnnotationUnconfirmedCreate} {
 		if a[k] != "" {
 			return true
 		}
 	}
-	return e.created.triedLately(cr.GetUID(), e.now())
+	return o.created.triedLately(cr.GetUID(), o.now())
 }
 
 // find returns the app by its UUID or, when the UUID is unknown or gone, by name;
 // adopted tells that the UUID is newly learned.
-func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.Application, bool, error) {
-	if meta.GetExternalName(cr) == "" && e.mayLag(cr) {
+func (o *appOwnership) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.Application, bool, error) {
+	if meta.GetExternalName(cr) == "" && o.mayLag(cr) {
 		// The cache may lag behind our own Create; the API server knows better.
 		fresh := &v1alpha1.IASApplication{}
-		if err := e.reader.Get(ctx, client.ObjectKeyFromObject(cr), fresh); err == nil && meta.GetExternalName(fresh) != "" {
+		if err := o.reader.Get(ctx, client.ObjectKeyFromObject(cr), fresh); err == nil && meta.GetExternalName(fresh) != "" {
 			meta.SetExternalName(cr, meta.GetExternalName(fresh))
 		}
 	}
 	if id := meta.GetExternalName(cr); id != "" {
-		if app, ok := e.fromInventory(ctx, cr, id); ok {
-			return app, false, e.own(ctx, cr, app)
+		if app, ok := o.fromInventory(ctx, cr, id); ok {
+			return app, false, o.own(ctx, cr, app)
 		}
-		app, err := e.ias.GetApplication(ctx, id)
+		app, err := o.ias.GetApplication(ctx, id)
 		switch {
 		case err == nil:
-			return app, false, e.own(ctx, cr, app)
+			return app, false, o.own(ctx, cr, app)
 		case !ias.IsNotFound(err):
 			return nil, false, err
 		case meta.WasDeleted(cr):
 			// Gone while deleting: never look for a namesake to delete instead.
 			return nil, false, nil
-		case meta.ExternalCreateSucceededDuring(cr, e.listSettle):
+		case meta.ExternalCreateSucceededDuring(cr, o.listSettle):
 			// Reads may lag behind the create: wait rather than make another.
 			return nil, false, errors.Errorf(errNotFoundYet, id, meta.GetExternalCreateSucceeded(cr).UTC().Format(time.RFC3339))
 		}
 	}
-	apps, err := e.ias.FindApplications(ctx, cr.AppName())
+	apps, err := o.ias.FindApplications(ctx, cr.AppName())
 	if err != nil {
 		return nil, false, err
 	}
@@ -83,7 +83,7 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 			// and making another would take their name.
 			return nil, false, conflict
 		}
-		if until := sent.Add(e.listSettle); unconfirmed && e.now().Before(until) {
+		if until := sent.Add(o.listSettle); unconfirmed && o.now().Before(until) {
 			breaker.RetryAt(ctx, until)
 			return nil, false, errors.Errorf(errCreateUnanswered, cr.AppName(), until.UTC().Format(time.RFC3339))
 		}
@@ -91,20 +91,20 @@ func (e *external) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.
 	case 1:
 		return &apps[0], true, nil
 	}
-	keep, err := e.keepOne(ctx, cr, apps)
+	keep, err := o.keepOne(ctx, cr, apps)
 	if err != nil {
 		return nil, false, err
 	}
-	return keep, true, e.deleteDuplicates(ctx, cr, keep, apps)
+	return keep, true, o.deleteDuplicates(ctx, cr, keep, apps)
 }
 
 // own checks that app is cr's or no resource's before anything else is done
 // with it, then deletes duplicates of cr's own.
-func (e *external) own(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
+func (o *appOwnership) own(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
 	if err := ownedElsewhere(cr, app); err != nil {
 		return err
 	}
-	return e.removeDuplicates(ctx, cr, app)
+	return o.removeDuplicates(ctx, cr, app)
 }
 
 // withoutOthers leaves out of apps those another resource owns, and returns
@@ -134,11 +134,11 @@ func ours(cr *v1alpha1.IASApplication, app *ias.Application) bool {
 // fromInventory finds the app in the tenant's inventory, listed at most a poll
 // ago, instead of asking IAS for it alone. An app the inventory lacks is looked
 // up by its UUID: it may be newer than the listing, or gone.
-func (e *external) fromInventory(ctx context.Context, cr *v1alpha1.IASApplication, id string) (*ias.Application, bool) {
-	if e.inventoryAge <= 0 || meta.WasDeleted(cr) {
+func (o *appOwnership) fromInventory(ctx context.Context, cr *v1alpha1.IASApplication, id string) (*ias.Application, bool) {
+	if o.inventoryAge <= 0 || meta.WasDeleted(cr) {
 		return nil, false
 	}
-	app, found, err := e.ias.ListedApplication(ctx, id, e.inventoryAge)
+	app, found, err := o.ias.ListedApplication(ctx, id, o.inventoryAge)
 	if err != nil || !found {
 		return nil, false
 	}
@@ -148,22 +148,22 @@ func (e *external) fromInventory(ctx context.Context, cr *v1alpha1.IASApplicatio
 // removeDuplicates deletes other apps of this provider named like app, for a
 // while after a create whose answer was lost: such a create may have made an
 // app that IAS listed only after the provider made another.
-func (e *external) removeDuplicates(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
+func (o *appOwnership) removeDuplicates(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
 	t, err := time.Parse(time.RFC3339, cr.GetAnnotations()[apis.AnnotationUnconfirmedCreate])
-	if err != nil || meta.WasDeleted(cr) || e.now().After(t.Add(duplicateWatch)) {
+	if err != nil || meta.WasDeleted(cr) || o.now().After(t.Add(duplicateWatch)) {
 		return nil
 	}
-	apps, err := e.ias.FindApplications(ctx, cr.AppName())
+	apps, err := o.ias.FindApplications(ctx, cr.AppName())
 	if err != nil {
 		return err
 	}
-	return e.deleteDuplicates(ctx, cr, app, apps)
+	return o.deleteDuplicates(ctx, cr, app, apps)
 }
 
 // keepOne picks the app to manage among several with the name. Only apps that
 // carry this provider's marker are candidates for deletion, so any other namesake
 // makes it an error that a person must resolve.
-func (e *external) keepOne(ctx context.Context, cr *v1alpha1.IASApplication, apps []ias.Application) (*ias.Application, error) {
+func (o *appOwnership) keepOne(ctx context.Context, cr *v1alpha1.IASApplication, apps []ias.Application) (*ias.Application, error) {
 	var own []ias.Application
 	for i := range apps {
 		if ours(cr, &apps[i]) {
@@ -178,7 +178,7 @@ func (e *external) keepOne(ctx context.Context, cr *v1alpha1.IASApplication, app
 		return nil, errors.Errorf(errNamesakes, namesakes(cr.AppName(), ids, len(apps)-len(own)))
 	}
 	// The app whose client ID is already published stays; else the oldest.
-	if clientID := e.publishedClientID(ctx, cr); clientID != "" {
+	if clientID := publishedClientID(ctx, o.kube, cr); clientID != "" {
 		for i := range own {
 			if own[i].ClientID == clientID {
 				return &own[i], nil
@@ -190,15 +190,15 @@ func (e *external) keepOne(ctx context.Context, cr *v1alpha1.IASApplication, app
 }
 
 // deleteDuplicates deletes the apps of this provider in apps other than keep.
-func (e *external) deleteDuplicates(ctx context.Context, cr *v1alpha1.IASApplication, keep *ias.Application, apps []ias.Application) error {
+func (o *appOwnership) deleteDuplicates(ctx context.Context, cr *v1alpha1.IASApplication, keep *ias.Application, apps []ias.Application) error {
 	for _, a := range apps {
 		if a.ID == keep.ID || !ours(cr, &a) || a.Type != ias.TypeCharged {
 			continue
 		}
-		if err := e.ias.DeleteApplication(ctx, a.ID); err != nil && !ias.IsNotFound(err) {
+		if err := o.ias.DeleteApplication(ctx, a.ID); err != nil && !ias.IsNotFound(err) {
 			return errors.Wrapf(err, errDeleteDuplicate, appIDName(a.ID, a.Name))
 		}
-		e.recorder.Event(cr, event.Normal(eventDeletedDuplicate, fmt.Sprintf(
+		o.recorder.Event(cr, event.Normal(eventDeletedDuplicate, fmt.Sprintf(
 			"Deleted IAS application %s, a second application named %q that this provider created when IAS did not answer a create; application %s is kept",
 			a.ID, a.Name, keep.ID)))
 	}

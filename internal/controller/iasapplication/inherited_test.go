@@ -73,9 +73,9 @@ func TestInheritedSecrets(t *testing.T) {
 			}
 			cr.Status.AtProvider.SecretPublishedAt = &metav1.Time{Time: now.Add(-time.Hour)}
 			cr.Status.AtProvider.SecretID = own.ID
-			e := &external{shared: shared{users: tc.users}, now: func() time.Time { return now }}
+			k := &secretKeeper{users: tc.users, now: func() time.Time { return now }}
 			st := secretState{ours: append([]ias.APISecret{own}, tc.retiring...), cur: &own}
-			due, err := e.observeSecrets(context.Background(), cr, st)
+			due, err := k.observe(context.Background(), cr, st)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -64,17 +64,17 @@ func releaseConnectionSecret(ctx context.Context, kube client.Client, cr *v1alph
 	return errors.Wrapf(kube.Update(ctx, s), errReleaseConnection, name)
 }
 
-// adoptConnectionSecret makes cr the controller of a connection Secret that
+// adoptConnection makes cr the controller of a connection Secret that
 // has none: one a retained deletion or the migration left, which holds the
 // client secret of cr's app. From then on it goes with cr, as one cr made
 // does. The publisher does not do this itself: it writes nothing while the
 // data is unchanged.
-func (e *external) adoptConnectionSecret(ctx context.Context, cr *v1alpha1.IASApplication, conn *corev1.Secret) error {
+func (k *secretKeeper) adoptConnection(ctx context.Context, cr *v1alpha1.IASApplication, conn *corev1.Secret) error {
 	if conn == nil || conn.Type != resource.SecretTypeConnection || metav1.GetControllerOf(conn) != nil {
 		return nil
 	}
 	s := conn.DeepCopy()
 	s.OwnerReferences = append(s.OwnerReferences, meta.AsController(meta.TypedReferenceTo(cr, v1alpha1.IASApplicationGroupVersionKind)))
 	// The resourceVersion guards against a write in between.
-	return errors.Wrapf(e.kube.Update(ctx, s), errAdoptConnection, conn.GetName())
+	return errors.Wrapf(k.kube.Update(ctx, s), errAdoptConnection, conn.GetName())
 }

@@ -33,45 +33,45 @@ func TestConnectionSecretOutlivesKeptResource(t *testing.T) {
 		reason    string
 		owners    []metav1.OwnerReference
 		typ       corev1.SecretType
-		act       func(ctx context.Context, e *external) error
+		act       func(ctx context.Context, k *secretKeeper) error
 		wantOwner []types.UID
 	}{
 		"ReleasedByItsController": {
 			reason: "the kept resource's own Secret is released",
 			owners: controlledBy(old),
-			act: func(ctx context.Context, e *external) error {
-				return releaseConnectionSecret(ctx, e.kube, old, "rt-creds")
+			act: func(ctx context.Context, k *secretKeeper) error {
+				return releaseConnectionSecret(ctx, k.kube, old, "rt-creds")
 			},
 			wantOwner: nil,
 		},
 		"NotReleasedForAnother": {
 			reason: "a Secret another resource controls is not this resource's to release",
 			owners: controlledBy(other),
-			act: func(ctx context.Context, e *external) error {
-				return releaseConnectionSecret(ctx, e.kube, old, "rt-creds")
+			act: func(ctx context.Context, k *secretKeeper) error {
+				return releaseConnectionSecret(ctx, k.kube, old, "rt-creds")
 			},
 			wantOwner: []types.UID{"other-uid"},
 		},
 		"TakenUpAgain": {
 			reason: "the resource made again controls the released Secret",
-			act: func(ctx context.Context, e *external) error {
-				return e.adoptConnectionSecret(ctx, made, e.getConn(ctx, t))
+			act: func(ctx context.Context, k *secretKeeper) error {
+				return k.adoptConnection(ctx, made, k.getConn(ctx, t))
 			},
 			wantOwner: []types.UID{"new-uid"},
 		},
 		"NotTakenFromAnother": {
 			reason: "a Secret another resource controls stays its",
 			owners: controlledBy(other),
-			act: func(ctx context.Context, e *external) error {
-				return e.adoptConnectionSecret(ctx, made, e.getConn(ctx, t))
+			act: func(ctx context.Context, k *secretKeeper) error {
+				return k.adoptConnection(ctx, made, k.getConn(ctx, t))
 			},
 			wantOwner: []types.UID{"other-uid"},
 		},
 		"UserSecretNotTaken": {
 			reason: "an Opaque Secret with no controller is someone's own, not a connection Secret",
 			typ:    corev1.SecretTypeOpaque,
-			act: func(ctx context.Context, e *external) error {
-				return e.adoptConnectionSecret(ctx, made, e.getConn(ctx, t))
+			act: func(ctx context.Context, k *secretKeeper) error {
+				return k.adoptConnection(ctx, made, k.getConn(ctx, t))
 			},
 		},
 	}
@@ -84,12 +84,12 @@ func TestConnectionSecretOutlivesKeptResource(t *testing.T) {
 			conn := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "rt-creds", OwnerReferences: tc.owners}, Type: typ,
 				Data: map[string][]byte{v1alpha1.KeyClientSecret: []byte("s3cr3t")}}
 			kube := fake.NewClientBuilder().WithScheme(fakes.Scheme()).WithObjects(conn).Build()
-			e := &external{shared: shared{kube: kube}}
+			k := &secretKeeper{kube: kube}
 			ctx := context.Background()
-			if err := tc.act(ctx, e); err != nil {
+			if err := tc.act(ctx, k); err != nil {
 				t.Fatalf("%s\n%v", tc.reason, err)
 			}
-			got := e.getConn(ctx, t)
+			got := k.getConn(ctx, t)
 			var owners []types.UID
 			for _, r := range got.GetOwnerReferences() {
 				owners = append(owners, r.UID)
@@ -104,10 +104,10 @@ func TestConnectionSecretOutlivesKeptResource(t *testing.T) {
 	}
 }
 
-func (e *external) getConn(ctx context.Context, t *testing.T) *corev1.Secret {
+func (k *secretKeeper) getConn(ctx context.Context, t *testing.T) *corev1.Secret {
 	t.Helper()
 	s := &corev1.Secret{}
-	if err := e.kube.Get(ctx, types.NamespacedName{Namespace: "ns", Name: "rt-creds"}, s); err != nil {
+	if err := k.kube.Get(ctx, types.NamespacedName{Namespace: "ns", Name: "rt-creds"}, s); err != nil {
 		t.Fatal(err)
 	}
 	return s

@@ -22,6 +22,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/breaker"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/tenantconfig"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 	"github.com/kyma-project/provider-eventing-auth/test/support/fakes"
 )
@@ -83,16 +84,17 @@ func (w world) external(t *testing.T) (*external, *result) {
 	kube := b.Build()
 	r := &result{}
 	log := &fakes.Events{}
-	e := &external{ias: w.ias, now: func() time.Time { return at }, shared: shared{
+	sh := shared{
 		kube: kube, reader: kube, recorder: log, listSettle: time.Minute, created: newCreated(), deleted: newDeleted(), checks: newSecretChecks(time.Hour),
 		users:     usersFn(func(string) string { return w.pending }),
-		publisher: publisherFn(func(cd managed.ConnectionDetails) { r.published = append(r.published, cd) })}}
-	e.rotation = w.rotation
+		publisher: publisherFn(func(cd managed.ConnectionDetails) { r.published = append(r.published, cd) })}
 	if w.steady {
-		e.inventoryAge, e.secretCheck = time.Minute, time.Hour
+		sh.inventoryAge, sh.secretCheck = time.Minute, time.Hour
 	}
+	e := newExternal(sh, w.ias, tenantconfig.Resolved{}, func() time.Time { return at })
+	e.secrets.rotation = w.rotation
 	if w.listedAgo != nil {
-		e.checks.checked(w.cr, at.Add(-*w.listedAgo))
+		e.secrets.checks.checked(w.cr, at.Add(-*w.listedAgo))
 	}
 	return e, r
 }
@@ -520,7 +522,7 @@ func TestUpdate(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			e, r := tc.w.external(t)
-			e.secretMetrics = secretmetrics.New(nil)
+			e.secrets.metrics = secretmetrics.New(nil)
 			cr := tc.w.cr
 			_, err := e.Update(context.Background(), cr)
 			if diff := cmp.Diff(tc.err, err, test.EquateErrors()); diff != "" {
@@ -530,7 +532,7 @@ func TestUpdate(t *testing.T) {
 				t.Errorf("%s\nSecretRotated = %q, want %q", tc.reason, got, tc.rotated)
 			}
 			if tc.rotations != "" {
-				if got := rotationCounts(t, e.secretMetrics); got != tc.rotations {
+				if got := rotationCounts(t, e.secrets.metrics); got != tc.rotations {
 					t.Errorf("%s\nrotations succeeded/failed = %s, want %s", tc.reason, got, tc.rotations)
 				}
 			}

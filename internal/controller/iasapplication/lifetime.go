@@ -27,10 +27,10 @@ func lifetimeOf(r *pcv1alpha1.SecretRotation) secretLifetime {
 // without rotateBefore), else its ProviderConfig's secretRotation: a platform
 // sets rotation once for every runtime, and a resource that asks for its own
 // keeps it whole.
-func (e *external) lifetime(cr *v1alpha1.IASApplication) secretLifetime {
+func (k *secretKeeper) lifetime(cr *v1alpha1.IASApplication) secretLifetime {
 	p := cr.Spec.ForProvider.Secret
 	if p.ValidFor == nil || p.ValidFor.Duration <= 0 {
-		return e.rotation
+		return k.rotation
 	}
 	l := secretLifetime{validFor: p.ValidFor.Duration}
 	if p.RotateBefore != nil {

@@ -30,12 +30,12 @@ func nameScope(t ias.Tenant) string { return ias.TenantID(t.URL) + "\n" + t.Name
 
 // claimName makes cr the claimant of the app name, or returns an error
 // naming the resource that claims it.
-func (e *external) claimName(ctx context.Context, cr *v1alpha1.IASApplication, name string) error {
-	if e.names == nil {
+func (o *appOwnership) claimName(ctx context.Context, cr *v1alpha1.IASApplication, name string) error {
+	if o.names == nil {
 		return nil
 	}
-	claimant, err := e.names.Claim(ctx, e.nameScope+name, name, ownerOf(cr), func(ctx context.Context, claimant string) (bool, error) {
-		return e.stillNames(ctx, claimant, name)
+	claimant, err := o.names.Claim(ctx, o.nameScope+name, name, ownerOf(cr), func(ctx context.Context, claimant string) (bool, error) {
+		return o.stillNames(ctx, claimant, name)
 	})
 	if err != nil {
 		return errors.Wrapf(err, errClaimName, name)
@@ -49,10 +49,10 @@ func (e *external) claimName(ctx context.Context, cr *v1alpha1.IASApplication, n
 // stillNames tells whether the IASApplication claimant (namespace/name) still
 // exists, is not being deleted and names the app name; read from the API
 // server, since a claimant created a moment ago may not be cached yet.
-func (e *external) stillNames(ctx context.Context, claimant, name string) (bool, error) {
+func (o *appOwnership) stillNames(ctx context.Context, claimant, name string) (bool, error) {
 	ns, n, _ := strings.Cut(claimant, "/")
 	other := &v1alpha1.IASApplication{}
-	if err := e.reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: n}, other); err != nil {
+	if err := o.reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: n}, other); err != nil {
 		if kerrors.IsNotFound(err) {
 			return false, nil
 		}
@@ -63,16 +63,16 @@ func (e *external) stillNames(ctx context.Context, claimant, name string) (bool,
 
 // releaseName gives up cr's claim on its app name once its deletion is done.
 // Best effort: a claim whose claimant is gone is taken over by the next.
-func (e *external) releaseName(ctx context.Context, cr *v1alpha1.IASApplication) {
-	if e.names != nil {
-		_ = e.names.Release(ctx, e.nameScope+cr.AppName(), ownerOf(cr))
+func (o *appOwnership) releaseName(ctx context.Context, cr *v1alpha1.IASApplication) {
+	if o.names != nil {
+		_ = o.names.Release(ctx, o.nameScope+cr.AppName(), ownerOf(cr))
 	}
 }
 
 // renameFree checks that no other app of the tenant carries the name cr
 // renames its app to, and claims it: a rename never takes an owned name.
-func (e *external) renameFree(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
-	apps, err := e.ias.FindApplications(ctx, cr.AppName())
+func (o *appOwnership) renameFree(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
+	apps, err := o.ias.FindApplications(ctx, cr.AppName())
 	if err != nil {
 		return err
 	}
@@ -85,5 +85,5 @@ func (e *external) renameFree(ctx context.Context, cr *v1alpha1.IASApplication, 
 	if len(ids) > 0 {
 		return errors.Errorf(errRenameTaken, strings.Join(ids, ", "), cr.AppName())
 	}
-	return e.claimName(ctx, cr, cr.AppName())
+	return o.claimName(ctx, cr, cr.AppName())
 }

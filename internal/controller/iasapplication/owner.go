@@ -4,18 +4,57 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/apis"
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
 )
+
+// appOwnership finds a resource's app and decides whose it is: by UUID or by
+// name, adopting an app no resource owns, never one another owns; it deletes
+// duplicates of a create whose answer was lost, claims names before a create
+// or a rename, and checks a hand-over's target. It lives for one reconcile.
+type appOwnership struct {
+	ias      inventory.Client
+	kube     client.Client
+	reader   client.Reader // uncached
+	recorder event.Recorder
+	created  *created
+	// names claims app names before a create or a rename; nil claims none.
+	names NameClaims
+	// nameScope prefixes the keys of this resource's name claims (nameScope).
+	nameScope string
+	// listSettle is how long after a create without answer IAS's lists are
+	// trusted to show the app, if it was made.
+	listSettle time.Duration
+	// inventoryAge is how old the tenant's app inventory may be (the poll);
+	// 0: no inventory.
+	inventoryAge time.Duration
+	now          func() time.Time
+}
+
+// take checks that app is one this provider may manage and, if it was found
+// by name, records it as the resource's (adoption).
+func (o *appOwnership) take(cr *v1alpha1.IASApplication, app *ias.Application, adopted bool) error {
+	if app.Type != ias.TypeCharged {
+		return errors.Errorf(errNotCharged, appIDName(app.ID, app.Name), app.Type)
+	}
+	if adopted {
+		meta.SetExternalName(cr, app.ID)
+		o.recorder.Event(cr, event.Normal(eventAdopted, fmt.Sprintf("Adopted the existing IAS application %s named %q", app.ID, app.Name)))
+	}
+	return nil
+}
 
 // An IAS app's owner is recorded in IAS itself, in its description, so that
 // it holds for a second provider on the same tenant and across a backup
@@ -61,14 +100,14 @@ func wantedOwner(cr *v1alpha1.IASApplication) (string, error) {
 // claimsHandOver checks that the hand-over's target asks for the app: it
 // exists and names the app, by forProvider.name or by external name. The owner
 // alone cannot push its app onto a resource that did not ask for it.
-func (e *external) claimsHandOver(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
+func (o *appOwnership) claimsHandOver(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) error {
 	to, err := wantedOwner(cr)
 	if err != nil {
 		return err
 	}
 	ns, name, _ := strings.Cut(to, "/")
 	target := &v1alpha1.IASApplication{}
-	if err := e.kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, target); err != nil {
+	if err := o.kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, target); err != nil {
 		if kerrors.IsNotFound(err) {
 			return errors.Errorf(errHandOverUnclaimed, appIDName(app.ID, app.Name), to, "it does not exist")
 		}

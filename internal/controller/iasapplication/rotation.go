@@ -24,21 +24,21 @@ const TypeRotation xpv2.ConditionType = "SecretRotated"
 // the outcome: the SecretRotated condition, a Warning event on failure, and the
 // rotation metrics. A rotation that waits for an older secret to retire is
 // neither done nor failed.
-func (e *external) rotate(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, st *secretState) (managed.ConnectionDetails, error) {
-	cd, err := e.replaceSecret(ctx, cr, app, st)
+func (k *secretKeeper) rotate(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, st *secretState) (managed.ConnectionDetails, error) {
+	cd, err := k.replace(ctx, cr, app, st)
 	c := xpv2.Condition{Type: TypeRotation, LastTransitionTime: metav1.Now()}
 	switch {
 	case err != nil:
 		msg := fmt.Sprintf("Cannot rotate: %s; the published secret stays valid until then: %v", st.rotate, err)
 		c.Status, c.Reason, c.Message = corev1.ConditionFalse, reasonRotationFailed, msg
-		e.recorder.Event(cr, event.Warning(eventRotationFailed, errors.New(msg)))
-		e.secretMetrics.Rotated(err)
+		k.recorder.Event(cr, event.Warning(eventRotationFailed, errors.New(msg)))
+		k.metrics.Rotated(err)
 	case cd == nil:
 		c.Status, c.Reason, c.Message = corev1.ConditionFalse, reasonRotationWaits,
 			fmt.Sprintf("Rotation waits: %s, but an older secret is still retiring", st.rotate)
 	default:
 		c.Status, c.Reason = corev1.ConditionTrue, reasonRotated
-		e.secretMetrics.Rotated(nil)
+		k.metrics.Rotated(nil)
 	}
 	if old := cr.GetCondition(TypeRotation); old.Status != c.Status || old.Reason != c.Reason || old.Message != c.Message {
 		cr.SetConditions(c)

@@ -34,7 +34,7 @@ func TestUnchangedCheckWritesNothing(t *testing.T) {
 	if !cr.Status.AtProvider.SecretsCheckedAt.Equal(before.SecretsCheckedAt) {
 		t.Errorf("secretsCheckedAt %v, want it left at %v", cr.Status.AtProvider.SecretsCheckedAt, before.SecretsCheckedAt)
 	}
-	if got := e.checks.last(cr, at, time.Hour); !got.Equal(at) {
+	if got := e.secrets.checks.last(cr, at, time.Hour); !got.Equal(at) {
 		t.Errorf("remembered last check %v, want %v", got, at)
 	}
 }

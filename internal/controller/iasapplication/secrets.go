@@ -12,15 +12,47 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/ias/inventory"
+	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
+
+// secretKeeper keeps the api secrets of a resource's app: which one the
+// connection Secret publishes, when it is replaced (rotation, lifetime) and
+// when older ones are deleted (retirement). It lives for one reconcile.
+type secretKeeper struct {
+	ias       inventory.Client
+	kube      client.Client
+	recorder  event.Recorder
+	publisher managed.LocalConnectionPublisher
+	// users tells which RuntimeSecrets do not carry the published secret yet.
+	users Users
+	// checks remembers when each app's secrets were last listed.
+	checks *secretChecks
+	// secretCheck is how long the published secret is taken as the status
+	// records it before IAS is asked again; 0: every poll.
+	secretCheck time.Duration
+	// rotation is the ProviderConfig's secretRotation.
+	rotation secretLifetime
+	// metrics counts rotations; nil counts nothing.
+	metrics *secretmetrics.Metrics
+	now     func() time.Time
+}
+
+// checkedAt records that the app's secrets were listed at t.
+func (k *secretKeeper) checkedAt(cr *v1alpha1.IASApplication, t time.Time) {
+	cr.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: t}
+	k.checks.checked(cr, t)
+}
 
 // maxSecrets is how many api secrets of this provider an app holds at most: the
 // published one and the one it replaced, until the runtimes have taken up the new.
@@ -54,11 +86,11 @@ func (s secretState) retiring() []ias.APISecret {
 	return out
 }
 
-// secrets derives which secret is published from IAS and the connection Secret
+// state derives which secret is published from IAS and the connection Secret
 // (conn, nil if there is none) on every call, so that nothing depends on
 // bookkeeping a lost status write could drop: the published secret is the one of
 // ours whose hint begins the value in the connection Secret.
-func (e *external) secrets(cr *v1alpha1.IASApplication, app *ias.Application, all []ias.APISecret, conn *corev1.Secret) secretState {
+func (k *secretKeeper) state(cr *v1alpha1.IASApplication, app *ias.Application, all []ias.APISecret, conn *corev1.Secret) secretState {
 	st := secretState{}
 	for _, s := range all {
 		if s.Description == description(cr) || inherited(cr, s.ID) {
@@ -90,13 +122,13 @@ func (e *external) secrets(cr *v1alpha1.IASApplication, app *ias.Application, al
 			return st
 		}
 	}
-	switch at := e.rotatesAt(cr, *st.cur); {
-	case due(at, e.now()):
+	switch at := k.rotatesAt(cr, *st.cur); {
+	case due(at, k.now()):
 		st.rotate = fmt.Sprintf("client secret %s… is due for rotation since %s", st.cur.Hint, at.UTC().Format(time.RFC3339))
 		if st.cur.ValidTo != nil {
 			st.rotate += fmt.Sprintf(" (rotateBefore its expiry at %s)", st.cur.ValidTo.UTC().Format(time.RFC3339))
 		}
-	case st.cur.ValidTo != nil && e.lifetime(cr).validFor <= 0:
+	case st.cur.ValidTo != nil && k.lifetime(cr).validFor <= 0:
 		// Secrets without expiry are asked for (secretRotation removed, as
 		// before handing runtimes back to eventing-auth-manager, which never
 		// renews one): nothing would replace this one before it expires.
@@ -108,40 +140,40 @@ func (e *external) secrets(cr *v1alpha1.IASApplication, app *ias.Application, al
 
 // rotatesAt is when s is replaced: from its expiry, or, for a secret that
 // never expires, from when the status says it was first published.
-func (e *external) rotatesAt(cr *v1alpha1.IASApplication, s ias.APISecret) *metav1.Time {
+func (k *secretKeeper) rotatesAt(cr *v1alpha1.IASApplication, s ias.APISecret) *metav1.Time {
 	var published *time.Time
 	if at := cr.Status.AtProvider; at.SecretID == s.ID && at.SecretPublishedAt != nil {
 		published = &at.SecretPublishedAt.Time
 	}
-	return e.lifetime(cr).rotatesAt(s.ValidTo, published)
+	return k.lifetime(cr).rotatesAt(s.ValidTo, published)
 }
 
-// apiSecrets returns the app's api secrets: as IAS lists them, or, between
+// list returns the app's api secrets: as IAS lists them, or, between
 // listings at most secretCheck apart, the published one as the status records
 // it, while the connection Secret still holds it and nothing retires or rotates.
 // A secret deleted in IAS behind the provider's back is so found within
 // secretCheck, at one list per app per secretCheck instead of one per poll.
-func (e *external) apiSecrets(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, conn *corev1.Secret) ([]ias.APISecret, error) {
-	if known, ok := e.knownSecrets(cr, app, conn); ok {
+func (k *secretKeeper) list(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, conn *corev1.Secret) ([]ias.APISecret, error) {
+	if known, ok := k.known(cr, app, conn); ok {
 		return known, nil
 	}
-	all, err := e.ias.ListAPISecrets(ctx, app.ID)
+	all, err := k.ias.ListAPISecrets(ctx, app.ID)
 	if err != nil {
 		return nil, err
 	}
 	// Remembered, not written: what the listing changes (a new secret, a
 	// retirement) writes the status itself.
-	e.checks.checked(cr, e.now())
+	k.checks.checked(cr, k.now())
 	if cr.Status.AtProvider.SecretsCheckedAt == nil {
-		cr.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: e.now()}
+		cr.Status.AtProvider.SecretsCheckedAt = &metav1.Time{Time: k.now()}
 	}
 	return all, nil
 }
 
-func (e *external) knownSecrets(cr *v1alpha1.IASApplication, app *ias.Application, conn *corev1.Secret) ([]ias.APISecret, bool) {
+func (k *secretKeeper) known(cr *v1alpha1.IASApplication, app *ias.Application, conn *corev1.Secret) ([]ias.APISecret, bool) {
 	at := cr.Status.AtProvider
-	if e.secretCheck <= 0 || at.SecretID == "" || at.SecretHint == "" || at.SecretsCheckedAt == nil ||
-		e.now().Sub(e.checks.last(cr, e.now(), e.secretCheck)) >= e.secretCheck || len(at.Retiring) > 0 {
+	if k.secretCheck <= 0 || at.SecretID == "" || at.SecretHint == "" || at.SecretsCheckedAt == nil ||
+		k.now().Sub(k.checks.last(cr, k.now(), k.secretCheck)) >= k.secretCheck || len(at.Retiring) > 0 {
 		return nil, false
 	}
 	if conn == nil || string(conn.Data[v1alpha1.KeyClientID]) != app.ClientID ||
@@ -153,7 +185,7 @@ func (e *external) knownSecrets(cr *v1alpha1.IASApplication, app *ias.Applicatio
 		t := at.SecretValidTo.Time
 		sec.ValidTo = &t
 	}
-	if due(e.rotatesAt(cr, sec), e.now()) {
+	if due(k.rotatesAt(cr, sec), k.now()) {
 		// A rotation falls due: decided on what IAS says.
 		return nil, false
 	}
@@ -161,13 +193,13 @@ func (e *external) knownSecrets(cr *v1alpha1.IASApplication, app *ias.Applicatio
 }
 
 // connectionSecret returns the connection Secret, nil if it does not exist.
-func (e *external) connectionSecret(ctx context.Context, cr *v1alpha1.IASApplication) (*corev1.Secret, error) {
+func connectionSecret(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) (*corev1.Secret, error) {
 	ref := cr.GetWriteConnectionSecretToReference()
 	if ref == nil {
 		return nil, nil
 	}
 	s := &corev1.Secret{}
-	err := e.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: ref.Name}, s)
+	err := kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: ref.Name}, s)
 	switch {
 	case kerrors.IsNotFound(err):
 		return nil, nil
@@ -178,8 +210,8 @@ func (e *external) connectionSecret(ctx context.Context, cr *v1alpha1.IASApplica
 }
 
 // publishedClientID is the client ID in the connection Secret, if any.
-func (e *external) publishedClientID(ctx context.Context, cr *v1alpha1.IASApplication) string {
-	s, err := e.connectionSecret(ctx, cr)
+func publishedClientID(ctx context.Context, kube client.Reader, cr *v1alpha1.IASApplication) string {
+	s, err := connectionSecret(ctx, kube, cr)
 	if err != nil || s == nil {
 		return ""
 	}
@@ -196,9 +228,9 @@ func connectionHash(data map[string][]byte) string {
 	return runtimev1alpha1.DataHash(d)
 }
 
-// observeSecrets records the published secret and the retiring ones in the
+// observe records the published secret and the retiring ones in the
 // status and returns the retiring secrets now due for deletion.
-func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplication, st secretState) ([]ias.APISecret, error) {
+func (k *secretKeeper) observe(ctx context.Context, cr *v1alpha1.IASApplication, st secretState) ([]ias.APISecret, error) {
 	at := &cr.Status.AtProvider
 	if st.cur == nil {
 		// Keep naming the last published secret: it is what runtimes still hold.
@@ -207,13 +239,13 @@ func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplicati
 	}
 	if at.SecretID != st.cur.ID || at.SecretPublishedAt == nil {
 		// First seen now; counting from now never retires a secret too early.
-		at.SecretPublishedAt = &metav1.Time{Time: e.now()}
+		at.SecretPublishedAt = &metav1.Time{Time: k.now()}
 	}
 	at.SecretID, at.SecretHint, at.SecretValidTo = st.cur.ID, st.cur.Hint, nil
 	if st.cur.ValidTo != nil {
 		at.SecretValidTo = &metav1.Time{Time: *st.cur.ValidTo}
 	}
-	at.SecretRotatesAt = e.rotatesAt(cr, *st.cur)
+	at.SecretRotatesAt = k.rotatesAt(cr, *st.cur)
 	retiring := st.retiring()
 	if len(retiring) == 0 {
 		at.Retiring = nil
@@ -222,7 +254,7 @@ func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplicati
 	waiting, carrying := "", 0
 	if cr.GetWriteConnectionSecretToReference() != nil {
 		var err error
-		if waiting, carrying, err = e.users.NotYetCarrying(ctx, cr, st.dataHash); err != nil {
+		if waiting, carrying, err = k.users.NotYetCarrying(ctx, cr, st.dataHash); err != nil {
 			return nil, err
 		}
 	}
@@ -230,10 +262,10 @@ func (e *external) observeSecrets(ctx context.Context, cr *v1alpha1.IASApplicati
 		waiting = waitingForInherited
 	}
 	recordRetiring(cr, retiring, waiting)
-	if waiting != "" || e.now().Before(at.SecretPublishedAt.Add(retireAfter(cr))) {
+	if waiting != "" || k.now().Before(at.SecretPublishedAt.Add(retireAfter(cr))) {
 		// An expired secret authenticates nobody: nothing is lost by deleting
 		// it, and its place is free for the next rotation.
-		return expired(retiring, e.now()), nil
+		return expired(retiring, k.now()), nil
 	}
 	return retiring, nil
 }
@@ -279,46 +311,93 @@ func retireAfter(cr *v1alpha1.IASApplication) time.Duration {
 	return v1alpha1.DefaultRetireAfter
 }
 
-// replaceSecret creates and publishes a new secret. With cur still published
+// update lists the app's api secrets, deletes those retired or expired, and
+// publishes a new one when none is usable or a rotation is due; the details
+// returned are the new secret's, nil when none was made.
+func (k *secretKeeper) update(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application) (managed.ConnectionDetails, error) {
+	all, err := k.ias.ListAPISecrets(ctx, app.ID)
+	if err != nil {
+		return nil, err
+	}
+	k.checkedAt(cr, k.now())
+	conn, err := connectionSecret(ctx, k.kube, cr)
+	if err != nil {
+		return nil, err
+	}
+	st := k.state(cr, app, all, conn)
+	due, err := k.observe(ctx, cr, st)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range due {
+		why := "after every RuntimeSecret using this application took up its successor and the grace period passed"
+		if isExpired(s, k.now()) {
+			why = "since it expired at " + s.ValidTo.UTC().Format(time.RFC3339)
+		}
+		if err := k.remove(ctx, cr, app.ID, s, why); err != nil {
+			return nil, err
+		}
+		st.ours = without(st.ours, s.ID)
+		cr.Status.AtProvider.Retiring = slices.DeleteFunc(cr.Status.AtProvider.Retiring, func(r v1alpha1.RetiringSecret) bool { return r.ID == s.ID })
+	}
+	if st.missing == "" && st.rotate == "" {
+		return nil, nil
+	}
+	replace := k.replace
+	if st.missing == "" {
+		replace = k.rotate
+	}
+	cd, err := replace(ctx, cr, app, &st)
+	if err != nil || cd == nil {
+		return nil, err
+	}
+	// The new secret is out: the resource is Ready now, not at the next poll.
+	// Every older one of ours retires, counting from now.
+	recordRetiring(cr, st.ours, "RuntimeSecrets using this application to carry the new secret")
+	cr.SetConditions(xpv2.Available())
+	return cd, nil
+}
+
+// replace creates and publishes a new secret. With cur still published
 // (a rotation) it waits while an older one is still retiring, so that no more
 // than maxSecrets exist. With none usable, it first deletes the oldest of ours,
 // keeping the last published, since nothing can be published otherwise.
-func (e *external) replaceSecret(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, st *secretState) (managed.ConnectionDetails, error) {
+func (k *secretKeeper) replace(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, st *secretState) (managed.ConnectionDetails, error) {
 	if len(madeHere(cr, st.ours)) >= maxSecrets {
 		if st.cur != nil {
-			e.recorder.Event(cr, event.Normal(eventRotationWaits, fmt.Sprintf(
+			k.recorder.Event(cr, event.Normal(eventRotationWaits, fmt.Sprintf(
 				"Rotation waits: %s, but an older secret is still retiring and an application holds at most %d secrets of this provider", st.rotate, maxSecrets)))
 			return nil, nil
 		}
-		kept, err := e.makeRoom(ctx, cr, app, madeHere(cr, st.ours))
+		kept, err := k.makeRoom(ctx, cr, app, madeHere(cr, st.ours))
 		if err != nil {
 			return nil, err
 		}
 		st.ours = append(kept, slices.DeleteFunc(slices.Clone(st.ours), func(s ias.APISecret) bool { return !inherited(cr, s.ID) })...)
 	}
-	endpoints, err := e.ias.Endpoints(ctx)
+	endpoints, err := k.ias.Endpoints(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cd, err := e.newSecret(ctx, cr, app, endpoints)
+	cd, err := k.mint(ctx, cr, app, endpoints)
 	if err != nil {
 		return nil, err
 	}
 	// Published before anything else happens, so that the runtimes can take it up.
-	if _, err := e.publisher.PublishConnection(ctx, cr, cd); err != nil {
+	if _, err := k.publisher.PublishConnection(ctx, cr, cd); err != nil {
 		return nil, errors.Wrap(err, errPublish)
 	}
 	at := &cr.Status.AtProvider
-	at.SecretPublishedAt = &metav1.Time{Time: e.now()}
+	at.SecretPublishedAt = &metav1.Time{Time: k.now()}
 	// Told for a replacement only: a new application's first secret comes with
 	// crossplane-runtime's creation event, and the status names its hint.
-	e.recorder.Event(cr, event.Normal(eventNewSecret, fmt.Sprintf("Created client secret %s… for IAS application %s and published it", at.SecretHint, app.ID)))
+	k.recorder.Event(cr, event.Normal(eventNewSecret, fmt.Sprintf("Created client secret %s… for IAS application %s and published it", at.SecretHint, app.ID)))
 	if len(st.ours) > 0 {
 		hints := make([]string, 0, len(st.ours))
 		for _, o := range st.ours {
 			hints = append(hints, o.Hint+"…")
 		}
-		e.recorder.Event(cr, event.Normal(eventRetiringSecret, fmt.Sprintf(
+		k.recorder.Event(cr, event.Normal(eventRetiringSecret, fmt.Sprintf(
 			"Retiring client secret %s: it is deleted in IAS once every RuntimeSecret using this application carries the new one, and not before %s",
 			strings.Join(hints, ", "), at.SecretPublishedAt.Add(retireAfter(cr)).UTC().Format(time.RFC3339))))
 	}
@@ -327,7 +406,7 @@ func (e *external) replaceSecret(ctx context.Context, cr *v1alpha1.IASApplicatio
 
 // makeRoom deletes the oldest of ours until one is left, keeping the one last
 // published (the status names it), which runtimes most likely hold.
-func (e *external) makeRoom(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, ours []ias.APISecret) ([]ias.APISecret, error) {
+func (k *secretKeeper) makeRoom(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, ours []ias.APISecret) ([]ias.APISecret, error) {
 	keep := len(ours) - 1
 	for i := range ours {
 		if ours[i].ID == cr.Status.AtProvider.SecretID {
@@ -338,33 +417,33 @@ func (e *external) makeRoom(ctx context.Context, cr *v1alpha1.IASApplication, ap
 		if i == keep {
 			continue
 		}
-		if err := e.deleteSecret(ctx, cr, app.ID, s, "to make room for a new one: none of this provider's secrets is in the connection Secret"); err != nil {
+		if err := k.remove(ctx, cr, app.ID, s, "to make room for a new one: none of this provider's secrets is in the connection Secret"); err != nil {
 			return nil, err
 		}
 	}
 	return ours[keep : keep+1], nil
 }
 
-// deleteSecret deletes one of our secrets in IAS and says why.
-func (e *external) deleteSecret(ctx context.Context, cr *v1alpha1.IASApplication, appID string, s ias.APISecret, why string) error {
-	if err := e.ias.DeleteAPISecret(ctx, appID, s.ID); err != nil && !ias.IsNotFound(err) {
+// remove deletes one of our secrets in IAS and says why.
+func (k *secretKeeper) remove(ctx context.Context, cr *v1alpha1.IASApplication, appID string, s ias.APISecret, why string) error {
+	if err := k.ias.DeleteAPISecret(ctx, appID, s.ID); err != nil && !ias.IsNotFound(err) {
 		return err
 	}
-	e.recorder.Event(cr, event.Normal(eventDeletedSecret, fmt.Sprintf("Deleted the older client secret %s… (id %s) %s", s.Hint, s.ID, why)))
+	k.recorder.Event(cr, event.Normal(eventDeletedSecret, fmt.Sprintf("Deleted the older client secret %s… (id %s) %s", s.Hint, s.ID, why)))
 	return nil
 }
 
-// newSecret creates an api secret and records it in the status.
-func (e *external) newSecret(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, endpoints ias.Endpoints) (managed.ConnectionDetails, error) {
+// mint creates an api secret and records it in the status.
+func (k *secretKeeper) mint(ctx context.Context, cr *v1alpha1.IASApplication, app *ias.Application, endpoints ias.Endpoints) (managed.ConnectionDetails, error) {
 	spec := ias.SecretSpec{Description: description(cr), AuthorizationScopes: cr.Spec.ForProvider.Secret.AuthorizationScopes}
 	if len(spec.AuthorizationScopes) == 0 {
 		spec.AuthorizationScopes = []string{"oAuth"}
 	}
-	if d := e.lifetime(cr).validFor; d > 0 {
-		t := e.now().Add(d).UTC().Truncate(time.Second)
+	if d := k.lifetime(cr).validFor; d > 0 {
+		t := k.now().Add(d).UTC().Truncate(time.Second)
 		spec.ValidTo = &t
 	}
-	s, err := e.ias.CreateAPISecret(ctx, app.ID, spec)
+	s, err := k.ias.CreateAPISecret(ctx, app.ID, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +454,7 @@ func (e *external) newSecret(ctx context.Context, cr *v1alpha1.IASApplication, a
 	if s.ValidTo != nil {
 		at.SecretValidTo = &metav1.Time{Time: *s.ValidTo}
 	}
-	at.SecretRotatesAt = e.lifetime(cr).rotatesAt(s.ValidTo, nil)
+	at.SecretRotatesAt = k.lifetime(cr).rotatesAt(s.ValidTo, nil)
 	return details(s.ClientID, s.Value, endpoints), nil
 }
 
