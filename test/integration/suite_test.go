@@ -73,6 +73,7 @@ func TestProvider(t *testing.T) {
 			t.Run("DeletionOrder", testDeletionOrder)
 			t.Run("RuntimeWatcherRepairs", testRuntimeWatcherRepairs)
 			t.Run("RuntimeWatcherRefusesForgedCertificates", testRuntimeWatcherRefusesForgedCertificates)
+			t.Run("IndexedLookups", testIndexedLookups)
 		})
 		t.Run("KymaBridge", testKymaBridge)
 		t.Run("KeptWhileKymaLives", testKeptWhileKymaLives)

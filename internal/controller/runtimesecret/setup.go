@@ -19,6 +19,7 @@ import (
 
 	iasv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	"github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kube"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 	"github.com/kyma-project/provider-eventing-auth/internal/runtimewatcher"
 )
@@ -62,16 +63,21 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	if err := reconciler.RecordStates(mgr, o, &v1alpha1.RuntimeSecretList{}); err != nil {
 		return err
 	}
+	// A Secret's or an IASApplication's users are looked up in its
+	// namespace; a runtime's, for the runtime watcher, across all.
 	ctx := context.Background()
-	idx := mgr.GetFieldIndexer()
-	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexSecrets, v1alpha1.SecretsRead); err != nil {
-		return err
-	}
-	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexApplication, v1alpha1.ApplicationReferenced); err != nil {
-		return err
-	}
-	if err := idx.IndexField(ctx, &v1alpha1.RuntimeSecret{}, indexRuntime, runtimeOf); err != nil {
-		return err
+	for _, i := range []struct {
+		field   string
+		scope   kube.IndexScope
+		extract client.IndexerFunc
+	}{
+		{indexSecrets, kube.InNamespace, v1alpha1.SecretsRead},
+		{indexApplication, kube.InNamespace, v1alpha1.ApplicationReferenced},
+		{indexRuntime, kube.AcrossNamespaces, runtimeOf},
+	} {
+		if err := kube.IndexField(ctx, mgr.GetCache(), &v1alpha1.RuntimeSecret{}, i.field, i.scope, i.extract); err != nil {
+			return err
+		}
 	}
 	// Changes to the kubeconfig, the credentials or the IASApplication reach the
 	// runtime at once, not at the next poll: a rotated client secret is deleted

@@ -26,9 +26,11 @@ func users(c client.Reader, index string) handler.MapFunc {
 	}
 }
 
+// usersOf are shallow copies of the cache's objects, to be read only: every
+// change of a Secret in the namespace asks.
 func usersOf(ctx context.Context, c client.Reader, o client.Object, index string) []v1alpha1.RuntimeSecret {
 	l := &v1alpha1.RuntimeSecretList{}
-	if err := c.List(ctx, l, client.InNamespace(o.GetNamespace()), client.MatchingFields{index: o.GetName()}); err != nil {
+	if err := c.List(ctx, l, client.InNamespace(o.GetNamespace()), client.MatchingFields{index: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil
 	}
 	return l.Items
