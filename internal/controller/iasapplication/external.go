@@ -412,16 +412,6 @@ func mayPublish(cr *v1alpha1.IASApplication) bool {
 	return managed.NewManagementPoliciesResolver(len(p) > 0, p).ShouldUpdate()
 }
 
-func without(secrets []ias.APISecret, id string) []ias.APISecret {
-	var out []ias.APISecret
-	for _, s := range secrets {
-		if s.ID != id {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // ownerName names an owner as IAS records it, for an event.
 func ownerName(owner string) string {
 	if owner == "" {

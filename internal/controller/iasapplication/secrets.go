@@ -358,6 +358,17 @@ func (k *secretKeeper) update(ctx context.Context, cr *v1alpha1.IASApplication, 
 	return cd, nil
 }
 
+// without is secrets without the one of the id.
+func without(secrets []ias.APISecret, id string) []ias.APISecret {
+	var out []ias.APISecret
+	for _, s := range secrets {
+		if s.ID != id {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // replace creates and publishes a new secret. With cur still published
 // (a rotation) it waits while an older one is still retiring, so that no more
 // than maxSecrets exist. With none usable, it first deletes the oldest of ours,
