@@ -35,7 +35,7 @@ type Kind[T resource.Managed] struct {
 // with the options below. docs/architecture.md lists each departure, why it is
 // made, and the test that pins it.
 func NewManaged[T resource.Managed](mgr manager.Manager, o Options, k Kind[T]) reconcile.Reconciler {
-	retention := Retention{Cached: mgr.GetClient(), Live: mgr.GetAPIReader(), Recorder: k.Recorder}
+	retention := Retention{Cached: mgr.GetClient(), Live: mgr.GetAPIReader(), Recorder: k.Recorder, Deleting: NewDeletions()}
 	opts := append(CommonOptions(o, k.Name, k.Recorder),
 		// Only a deleted Kyma CR deletes what a resource made: a resource
 		// deleted while its runtime lives (a package removed) lets go of it.

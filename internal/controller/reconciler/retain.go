@@ -3,6 +3,7 @@ package reconciler
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/eventingauth"
+	"github.com/kyma-project/provider-eventing-auth/internal/recent"
 )
 
 // ReasonKeptForRuntime is the event told on a managed resource, and on its
@@ -52,6 +54,20 @@ type Retention struct {
 	Live client.Reader
 	// Recorder tells the resource and its Kyma CR what was kept.
 	Recorder event.Recorder
+	// Deleting, if set, remembers the resources whose deletion was found to
+	// delete what they manage. That finding is final (a Kyma CR gone or going
+	// does not come back; a CRD deleted after a resource's deletion began did
+	// not cause it), so a deletion's later reconciles read nothing again.
+	Deleting *recent.Memory[types.UID, struct{}]
+}
+
+// deletingFor is how long a deletion's finding is remembered: longer than a
+// deletion usually takes; a longer one reads again.
+const deletingFor = 10 * time.Minute
+
+// NewDeletions is the memory for Retention.Deleting.
+func NewDeletions() *recent.Memory[types.UID, struct{}] {
+	return recent.New[types.UID, struct{}](deletingFor, 0)
 }
 
 // Keep is what one kind keeps when its deletion is retained.
@@ -79,6 +95,20 @@ type kept struct {
 // CR lives; a hand-made one while its CRD is being deleted. A read that fails
 // keeps nothing and deletes nothing: the deletion is retried.
 func (r Retention) decide(ctx context.Context, mg resource.Managed, crd, runtimeID string) (*kept, error) {
+	if r.Deleting != nil {
+		if _, ok := r.Deleting.Get(mg.GetUID(), time.Now()); ok {
+			return nil, nil
+		}
+	}
+	k, err := r.read(ctx, mg, crd, runtimeID)
+	if k == nil && err == nil && r.Deleting != nil {
+		r.Deleting.Put(mg.GetUID(), struct{}{}, time.Now())
+	}
+	return k, err
+}
+
+// read decides as decide does, from the Kyma CR and the CRD.
+func (r Retention) read(ctx context.Context, mg resource.Managed, crd, runtimeID string) (*kept, error) {
 	if _, composed := mg.GetLabels()[xcrd.LabelKeyNamePrefixForComposed]; composed && runtimeID != "" {
 		kyma, err := r.liveKyma(ctx, mg.GetNamespace(), runtimeID)
 		if kyma == nil || err != nil {

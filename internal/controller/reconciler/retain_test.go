@@ -224,3 +224,47 @@ func (r *kindEvents) Event(obj runtime.Object, e event.Event) {
 }
 
 func (r *kindEvents) WithAnnotations(...string) event.Recorder { return r }
+
+// TestRetentionDecidesADeletionOnce: a deletion found to delete what the
+// resource manages stays so for the deletion's later reconciles, which read
+// neither the Kyma CR nor the CRD again; a deletion that keeps is read each
+// time.
+func TestRetentionDecidesADeletionOnce(t *testing.T) {
+	const crd = "runtimesecrets." + v1alpha1.Group
+	now := metav1.NewTime(time.Now())
+	cases := map[string]struct {
+		reason    string
+		crdGone   bool
+		wantReads int
+	}{
+		"Deletes": {reason: "the second reconcile of a deletion on purpose reads nothing", wantReads: 1},
+		"Keeps":   {reason: "a deletion that keeps is not remembered", crdGone: true, wantReads: 2},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			reads := 0
+			live := &test.MockClient{MockGet: func(_ context.Context, _ client.ObjectKey, obj client.Object) error {
+				reads++
+				if tc.crdGone {
+					obj.SetDeletionTimestamp(&now)
+				}
+				return nil
+			}}
+			inner := managed.TypedExternalConnectorFn[*v1alpha1.RuntimeSecret](func(context.Context, *v1alpha1.RuntimeSecret) (managed.TypedExternalClient[*v1alpha1.RuntimeSecret], error) {
+				return nil, nil
+			})
+			c := RetainWhileRuntimeLives(inner, Retention{Cached: live, Live: live, Recorder: &kindEvents{}, Deleting: NewDeletions()},
+				Keep[*v1alpha1.RuntimeSecret]{Kind: v1alpha1.RuntimeSecretKind, CRD: crd,
+					RuntimeID: func(cr *v1alpha1.RuntimeSecret) string { return cr.Spec.ForProvider.RuntimeID }})
+			cr := &v1alpha1.RuntimeSecret{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: "rt-1", UID: "uid-1", DeletionTimestamp: &now}}
+			for range 2 {
+				if _, err := c.Connect(context.Background(), cr); err != nil {
+					t.Fatalf("%s\nConnect(...): %v", tc.reason, err)
+				}
+			}
+			if reads != tc.wantReads {
+				t.Errorf("%s\nreads of the API server over two reconciles: %d, want %d", tc.reason, reads, tc.wantReads)
+			}
+		})
+	}
+}
