@@ -9,6 +9,7 @@ package provider
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -31,6 +33,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -205,6 +208,13 @@ func managerOptions(s Settings, scheme *runtime.Scheme, again bool, events recor
 		Scheme:    scheme,
 		NewClient: NewClient(s.KymaNamespace),
 		Cache:     CacheOptions(s),
+		MapperProvider: func(c *rest.Config, hc *http.Client) (meta.RESTMapper, error) {
+			m, err := apiutil.NewDynamicRESTMapper(c, hc)
+			if err != nil {
+				return nil, err
+			}
+			return kube.BuiltinMappings(m), nil
+		},
 		Controller: ctrlconfig.Controller{
 			// A process that restarts its provider in place names its
 			// controllers again.
