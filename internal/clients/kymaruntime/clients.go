@@ -27,14 +27,12 @@ const (
 	// deletion or a repair may come minutes later, and a poll at thousands of
 	// runtimes comes after every other runtime's, when no size short of all of
 	// them would still hold its client. A client built again parses its
-	// kubeconfig and TLS material again and verifies the runtime's certificate
-	// chain again, which is most of what a bring-up or deletion costs the
-	// provider's CPU beyond the reconcile itself. Every client that has made
-	// its calls holds memory (BenchmarkClientsHeld, its TLS sessions counted),
-	// and at thousands of runtimes polls keep the cache full, so its size
-	// bounds that memory; this size keeps 10,000 runtimes within the memory
-	// budget (BenchmarkSteady; docs/performance.md).
-	DefaultCacheSize = 1000
+	// kubeconfig and TLS material again. Every client that has made its calls
+	// holds memory (BenchmarkClientsHeld, its TLS sessions counted), and at
+	// thousands of runtimes polls keep the cache full, so its size bounds that
+	// memory; this size keeps 10,000 runtimes within the memory budget
+	// (BenchmarkSteady; docs/performance.md).
+	DefaultCacheSize = 100
 	// DefaultSessionCacheSize keeps the TLS sessions of the runtimes
 	// connected to last, beyond the clients kept: a runtime's next
 	// connection after its client was evicted (its deletion minutes after
