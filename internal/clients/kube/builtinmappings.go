@@ -31,13 +31,16 @@ func builtin(gvk schema.GroupVersionKind) bool {
 }
 
 func (b *builtinMappings) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
-	if len(versions) != 1 || !builtin(gk.WithVersion(versions[0])) {
+	if len(versions) != 1 {
 		return b.RESTMapper.RESTMapping(gk, versions...)
 	}
 	gvk := gk.WithVersion(versions[0])
 	if m, ok := b.kept.Load(gvk); ok {
 		mapping := *m.(*meta.RESTMapping) // a copy: callers may change what they get
 		return &mapping, nil
+	}
+	if !builtin(gvk) {
+		return b.RESTMapper.RESTMapping(gk, versions...)
 	}
 	m, err := b.RESTMapper.RESTMapping(gk, versions...)
 	if err != nil {
