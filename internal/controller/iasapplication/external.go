@@ -183,6 +183,7 @@ type external struct {
 }
 
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.IASApplication) (managed.ExternalObservation, error) {
+	e.ownership.catchUp(ctx, cr)
 	if meta.WasDeleted(cr) {
 		obs, err := e.observeDeletion(ctx, cr)
 		if err == nil && !obs.ResourceExists {

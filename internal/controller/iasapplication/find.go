@@ -35,16 +35,28 @@ func (o *appOwnership) mayLag(cr *v1alpha1.IASApplication) bool {
 	return o.created.triedLately(cr.GetUID(), o.now())
 }
 
-// find returns the app by its UUID or, when the UUID is unknown or gone, by name;
-// adopted tells that the UUID is newly learned.
-func (o *appOwnership) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.Application, bool, error) {
-	if meta.GetExternalName(cr) == "" && o.mayLag(cr) {
-		// The cache may lag behind our own Create; the API server knows better.
-		fresh := &v1alpha1.IASApplication{}
-		if err := o.reader.Get(ctx, client.ObjectKeyFromObject(cr), fresh); err == nil && meta.GetExternalName(fresh) != "" {
-			meta.SetExternalName(cr, meta.GetExternalName(fresh))
-		}
+// catchUp replaces cr with the API server's copy when the cache may lag
+// behind the record of a create (mayLag) and the API server holds it. The
+// reconcile a Create requeues may read the resource before the cache has the
+// external name that Create's reconcile wrote: with the stale copy it would
+// not know its app, and each of its writes would conflict and back off.
+func (o *appOwnership) catchUp(ctx context.Context, cr *v1alpha1.IASApplication) {
+	if meta.GetExternalName(cr) != "" || !o.mayLag(cr) {
+		return
 	}
+	fresh := &v1alpha1.IASApplication{}
+	if err := o.reader.Get(ctx, client.ObjectKeyFromObject(cr), fresh); err != nil || meta.GetExternalName(fresh) == "" {
+		return
+	}
+	kind := cr.TypeMeta
+	fresh.DeepCopyInto(cr)
+	cr.TypeMeta = kind
+}
+
+// find returns the app by its UUID or, when the UUID is unknown or gone, by name;
+// adopted tells that the UUID is newly learned. Observe has caught cr up
+// (catchUp) before.
+func (o *appOwnership) find(ctx context.Context, cr *v1alpha1.IASApplication) (*ias.Application, bool, error) {
 	if id := meta.GetExternalName(cr); id != "" {
 		if app, ok := o.fromInventory(ctx, cr, id); ok {
 			return app, false, o.own(ctx, cr, app)
