@@ -27,12 +27,13 @@ const (
 	// deletion or a repair may come minutes later, and a poll at thousands of
 	// runtimes comes after every other runtime's, when no size short of all of
 	// them would still hold its client. A client built again parses its
-	// kubeconfig and TLS material again. Every client that has made its calls
-	// holds memory (BenchmarkClientsHeld, its TLS sessions counted), and at
-	// thousands of runtimes polls keep the cache full, so its size bounds that
-	// memory; this size keeps 10,000 runtimes within the memory budget
-	// (BenchmarkSteady; docs/performance.md).
-	DefaultCacheSize = 100
+	// kubeconfig and TLS material again, a visible share of the CPU of a
+	// deletion. Every client that has made its calls holds memory
+	// (BenchmarkClientsHeld, its TLS sessions counted), and at thousands of
+	// runtimes polls keep the cache full, so its size bounds that memory; this
+	// size keeps 10,000 runtimes within the memory budget (BenchmarkSteady;
+	// docs/performance.md).
+	DefaultCacheSize = 1000
 	// DefaultSessionCacheSize keeps the TLS sessions of the runtimes
 	// connected to last, beyond the clients kept: a runtime's next
 	// connection after its client was evicted (its deletion minutes after
@@ -169,6 +170,10 @@ func (c *Clients) For(kubeconfig []byte) (corev1client.CoreV1Interface, error) {
 	// Only Secrets, core objects, are read and written.
 	kube.PreferProtobuf(rc)
 	rc.UserAgent = "provider-eventing-auth"
+	// No token bucket of client-go's: a runtime's calls are paced by its
+	// reconciles and its circuit, and a bucket would hold a worker before
+	// the circuit sees the call.
+	rc.QPS = -1
 	// A proxy function makes client-go's transport uncacheable, so the transport
 	// is this client's alone: client-go's global TLS cache would otherwise keep
 	// one transport per runtime forever, whatever size this cache has.
