@@ -22,12 +22,13 @@ import (
 )
 
 // operatorCycleCPUms is what eventing-auth-manager spent per runtime on the
-// cycle below, measured side by side on the same 2-core machine: 2.9 s of CPU
-// for 200 runtimes (and 5 single ones); operatorCyclePeakMiB its peak
-// resident memory in the cycle of 200.
+// bring-up and deletion of the cycle below at 200 runtimes, measured side by
+// side on the same 2-core machine (BENCH_OPERATOR, two rounds); the bound
+// when the operator is not run. operatorCyclePeakMiB is its least peak
+// resident memory in the cycle of 200 over four such runs.
 const (
-	operatorCycleCPUms   = 2900.0 / 200
-	operatorCyclePeakMiB = 46.0
+	operatorCycleCPUms   = 35.0
+	operatorCyclePeakMiB = 97.0
 )
 
 // cpuShareOfOperator is the share of the operator's CPU the provider may
@@ -50,7 +51,10 @@ const cpuShareOfOperator = 0.8
 // BENCH_OPERATOR=<eventing-auth-manager binary> runs the same cycle on the
 // operator first, at each size, and holds the provider's bring-up and deletion
 // and its whole cycle to what the operator spent in that run (operator_test.go)
-// instead of to operatorCycleCPUms.
+// instead of to operatorCycleCPUms. BENCH_CYCLE_ROUNDS=<k> (with
+// BENCH_OPERATOR) runs k pairs of cycles in the order operator, provider,
+// provider, operator, ... and holds the provider's mean to the operator's:
+// each round prints its own figures, and the held ones follow the last.
 // BENCH_PROFILE_DIR=<dir> also writes CPU profiles of the provider, 10 s each,
 // named after the cycle and phase they began in (go tool pprof merges them);
 // BENCH_CYCLE_ONLY=<n> runs the cycle at n runtimes only; BENCH_CYCLE_QUICK=1
@@ -64,29 +68,65 @@ func BenchmarkCycle(b *testing.B) {
 		_, watcherArgs := watcherOn(context.Background(), b)
 		operator := operatorFromEnv(b)
 		for _, n := range sizes {
-			bound := cycleCost{whole: operatorCycleCPUms, life: operatorCycleCPUms}
-			if n == 200 {
-				bound.peakMiB = operatorCyclePeakMiB
+			if operator == nil {
+				bound := cycleCost{whole: operatorCycleCPUms, life: operatorCycleCPUms}
+				if n == 200 {
+					bound.peakMiB = operatorCyclePeakMiB
+				}
+				holdCycle(n, cycle(context.Background(), b, n, watcherArgs), bound)
+				continue
 			}
-			if operator != nil {
-				// The operator's cycle right before the provider's, with the
-				// provider stopped: both on the machine as it is this hour.
+			var spent, bound []cycleCost
+			for r := range max(envInt("BENCH_CYCLE_ROUNDS", 1), 1) {
+				// Both on the machine as it is this hour, the provider stopped
+				// while the operator runs; in odd rounds the provider goes
+				// first, so that a machine that speeds up or slows down over
+				// the rounds weighs on both alike.
+				if r%2 == 1 {
+					spent = append(spent, cycle(context.Background(), b, n, watcherArgs))
+				}
 				if provider != nil {
 					_ = provider.Process.Kill()
 				}
-				bound = operator.cycle(context.Background(), b, n)
+				bound = append(bound, operator.cycle(context.Background(), b, n))
+				if r%2 == 0 {
+					spent = append(spent, cycle(context.Background(), b, n, watcherArgs))
+				}
 			}
-			cycle(context.Background(), b, n, watcherArgs, bound)
+			holdCycle(n, meanCost(spent), meanCost(bound))
 		}
 	}
+}
+
+// holdCycle prints the provider's CPU per runtime and its peak memory at n
+// runtimes, held to the operator's.
+func holdCycle(n int, spent, operator cycleCost) {
+	benchfig.Figure(fmt.Sprintf("provider_cpu_ms_per_runtime_%d", n), spent.whole, operator.whole)
+	benchfig.Figure(fmt.Sprintf("provider_cpu_ms_per_runtime_bringup_delete_%d", n), spent.life, cpuShareOfOperator*operator.life)
+	if operator.peakMiB > 0 {
+		benchfig.Figure(fmt.Sprintf("cycle_peak_rss_mib_%d", n), spent.peakMiB, operator.peakMiB)
+	} else {
+		fmt.Printf("BENCH cycle_peak_rss_mib_%d %.1f\n", n, spent.peakMiB)
+	}
+}
+
+// meanCost is the mean of the costs of several cycles.
+func meanCost(costs []cycleCost) cycleCost {
+	var m cycleCost
+	for _, c := range costs {
+		m.whole += c.whole / float64(len(costs))
+		m.life += c.life / float64(len(costs))
+		m.peakMiB += c.peakMiB / float64(len(costs))
+	}
+	return m
 }
 
 // cyclePhases are the parts of a cycle, in order.
 var cyclePhases = []string{"bringup", "drift", "rest", "delete", "singles"}
 
-// cycle runs the cycle at n runtimes on a provider of its own and holds its
-// CPU per runtime to the operator's.
-func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string, operator cycleCost) {
+// cycle runs the cycle at n runtimes on a provider of its own and returns its
+// CPU per runtime and peak memory.
+func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string) cycleCost {
 	name := fmt.Sprintf("cycle-%d", n)
 	args := slices.Clone(watcherArgs)
 	prof := profiler(b, name, &args)
@@ -164,16 +204,10 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string, opera
 		m0.only("eventing_auth_runtime_client_evictions_total").GetCounter().GetValue()
 	fmt.Printf("BENCH cycle_runtime_client_evictions_per_runtime_%d %.2f\n", n, evictions/runtimes)
 	spent := phaseCPU("cycle", n, cpu, took, runtimes)
-	benchfig.Figure(fmt.Sprintf("provider_cpu_ms_per_runtime_%d", n), spent.whole, operator.whole)
-	benchfig.Figure(fmt.Sprintf("provider_cpu_ms_per_runtime_bringup_delete_%d", n), spent.life, cpuShareOfOperator*operator.life)
+	spent.peakMiB = float64(use.PeakRSS) / 1024
 	if !quick {
 		fmt.Printf("BENCH cycle_rest_cpu_s_per_min_per_1000_%d %.2f\n", n,
 			cpu["rest"].Seconds()/took["rest"].Minutes()*1000/float64(n))
-	}
-	if peak := float64(use.PeakRSS) / 1024; operator.peakMiB > 0 {
-		benchfig.Figure(fmt.Sprintf("cycle_peak_rss_mib_%d", n), peak, operator.peakMiB)
-	} else {
-		fmt.Printf("BENCH cycle_peak_rss_mib_%d %.1f\n", n, peak)
 	}
 	// What the resident memory is made of at the cycle's end, by the Go
 	// runtime's own figures: the live heap, heap pages freed but not yet
@@ -197,6 +231,7 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string, opera
 		fmt.Printf("BENCH cycle_ias_calls_per_deleted_runtime_%d{%s} %.2f\n", n, op, float64(c)/float64(n))
 	}
 	benchfig.Figure(fmt.Sprintf("cycle_ias_calls_per_deleted_runtime_%d", n), float64(calls)/float64(n), 2)
+	return spent
 }
 
 // cycleCost is CPU per runtime in milliseconds over a whole cycle, and over
