@@ -11,10 +11,13 @@ import (
 // Defaults of a Budget: what the inventories of namespaces' ProviderConfigs
 // may hold and list at once, together, however many configs exist. The
 // platform's own (ClusterProviderConfig) inventories are outside it: bounded
-// by a listing's own bounds alone, and never wait for a namespace's.
+// by a listing's own bounds alone, and never wait for a namespace's. One
+// listing at a time: a listing decodes its pages on a core of its own, and
+// two at once could take both cores of a small pod right after a start, while
+// the platform's new runtimes wait for CPU.
 const (
 	DefaultNamespaceBytes    = 16 << 20
-	DefaultNamespaceListings = 2
+	DefaultNamespaceListings = 1
 )
 
 // A Budget bounds the inventories of namespaced configs across the process:
