@@ -77,33 +77,54 @@ func TestCatchUpReadsOnlyAfterACreate(t *testing.T) {
 // read the resource from a cache that does not hold the Create's record yet.
 // Observe then works from the API server's copy: it knows the app, and the
 // writes after it carry the resource's current version instead of failing
-// on a conflict and backing off.
+// on a conflict and backing off. A resource of the same name made again
+// since is another resource: nothing of it is taken.
 func TestObserveCatchesUpWithItsOwnCreate(t *testing.T) {
-	stored := newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
-		meta.SetExternalCreatePending(cr, at)
-		meta.SetExternalCreateSucceeded(cr, at)
-	})
-	e, _ := world{cr: stored, conn: conn("abcd"), ias: oneApp(ourSecret("s1", "abcd"))}.external(t)
-	current := &v1alpha1.IASApplication{}
-	if err := e.ownership.reader.Get(context.Background(), client.ObjectKeyFromObject(stored), current); err != nil {
-		t.Fatal(err)
+	cases := map[string]struct {
+		reason      string
+		sameUID     bool
+		wantCurrent bool
+	}{
+		"TheSameResource": {
+			reason:  "the API server holds this resource's record of its create",
+			sameUID: true, wantCurrent: true,
+		},
+		"ANamesakeMadeSince": {
+			reason: "the record belongs to a resource of the same name made after this one",
+		},
 	}
-	// What a lagging cache holds: the pending create, not its result.
-	cached := newCR(func(cr *v1alpha1.IASApplication) { meta.SetExternalCreatePending(cr, at) })
-	cached.SetUID(current.GetUID())
-	cached.SetResourceVersion("1")
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			stored := newCR(withExternalName(appID), func(cr *v1alpha1.IASApplication) {
+				meta.SetExternalCreatePending(cr, at)
+				meta.SetExternalCreateSucceeded(cr, at)
+			})
+			e, _ := world{cr: stored, conn: conn("abcd"), ias: oneApp(ourSecret("s1", "abcd"))}.external(t)
+			current := &v1alpha1.IASApplication{}
+			if err := e.ownership.reader.Get(context.Background(), client.ObjectKeyFromObject(stored), current); err != nil {
+				t.Fatal(err)
+			}
+			// What a lagging cache holds: the pending create, not its result.
+			cached := newCR(func(cr *v1alpha1.IASApplication) { meta.SetExternalCreatePending(cr, at) })
+			cached.SetUID("an-earlier-resource")
+			if tc.sameUID {
+				cached.SetUID(current.GetUID())
+			}
+			cached.SetResourceVersion("1")
 
-	obs, err := e.Observe(context.Background(), cached)
-	if err != nil {
-		t.Fatalf("Observe: %v", err)
-	}
-	if !obs.ResourceExists {
-		t.Errorf("the app the Create made: not found")
-	}
-	if got := meta.GetExternalName(cached); got != appID {
-		t.Errorf("external name: %q, want %q", got, appID)
-	}
-	if got, want := cached.GetResourceVersion(), current.GetResourceVersion(); got != want {
-		t.Errorf("resource version after Observe: %q, want the API server's %q, or the next write conflicts", got, want)
+			e.ownership.catchUp(context.Background(), cached)
+			caughtUp := cached.GetResourceVersion() == current.GetResourceVersion() && meta.GetExternalName(cached) == appID
+			if caughtUp != tc.wantCurrent {
+				t.Errorf("%s\nresource version %q, external name %q after catching up; want the API server's (%q, %q): %t",
+					tc.reason, cached.GetResourceVersion(), meta.GetExternalName(cached), current.GetResourceVersion(), appID, tc.wantCurrent)
+			}
+			if !tc.sameUID {
+				return
+			}
+			obs, err := e.Observe(context.Background(), cached)
+			if err != nil || !obs.ResourceExists {
+				t.Errorf("%s\nObserve: exists %t, error %v; want the app the Create made", tc.reason, obs.ResourceExists, err)
+			}
+		})
 	}
 }

@@ -48,6 +48,10 @@ func (o *appOwnership) catchUp(ctx context.Context, cr *v1alpha1.IASApplication)
 	if err := o.reader.Get(ctx, client.ObjectKeyFromObject(cr), fresh); err != nil || meta.GetExternalName(fresh) == "" {
 		return
 	}
+	if fresh.GetUID() != cr.GetUID() {
+		// Another resource of the same name: its create is not this one's.
+		return
+	}
 	kind := cr.TypeMeta
 	fresh.DeepCopyInto(cr)
 	cr.TypeMeta = kind
