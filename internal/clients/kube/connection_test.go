@@ -50,7 +50,7 @@ func TestSkipEmptyConnectionSecrets(t *testing.T) {
 			wantData:   details,
 		},
 		"NothingToPublishOnceMadeWritesNothing": {
-			reason: "an Observe that finds the Secret as it should be returns no details; crossplane-runtime's publisher would patch it with no data",
+			reason:     "an Observe that finds the Secret as it should be returns no details; crossplane-runtime's publisher would patch it with no data",
 			publish:    []managed.ConnectionDetails{details, nil},
 			wantWrites: 1,
 			wantData:   details,

@@ -51,7 +51,7 @@ func TestSkipUnchangedStatus(t *testing.T) {
 			wantWrite: true,
 		},
 		"StaleResourceVersionIsSent": {
-			reason: "the cache may lag the API server: only the server can tell then",
+			reason:    "the cache may lag the API server: only the server can tell then",
 			change:    func(a *iasv1alpha1.IASApplication) { a.ResourceVersion = "1" },
 			wantWrite: true,
 		},

@@ -77,7 +77,7 @@ func TestSkipTransientStatus(t *testing.T) {
 			wantWrite: true,
 		},
 		"CreatingWithAMessageIsSent": {
-			reason: "the provider's own Creating says what it does; a user should see it",
+			reason:    "the provider's own Creating says what it does; a user should see it",
 			obj:       app(time.Second, false, xpv2.Creating().WithMessage("Creating Secret s on runtime r"), xpv2.ReconcileSuccess()),
 			wantWrite: true,
 		},

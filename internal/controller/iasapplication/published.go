@@ -4,26 +4,28 @@ import (
 	"context"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kube"
 	"github.com/kyma-project/provider-eventing-auth/internal/secretmetrics"
 )
 
 // published lists, for the secret metrics, the published secret of every
 // IASApplication in the manager's cache as its status records it. The objects
-// are not copied: at thousands of resources every scrape would otherwise copy
-// them all.
-func published(kube client.Reader, now func() time.Time) secretmetrics.Source {
+// are read where the cache holds them (kube.ReadCached): at thousands of
+// resources every scrape would otherwise copy them all.
+func published(cached kube.CachedObjects, now func() time.Time) secretmetrics.Source {
 	return func(ctx context.Context) ([]secretmetrics.Published, error) {
-		l := &v1alpha1.IASApplicationList{}
-		if err := kube.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
+		all, err := cached(ctx)
+		if err != nil {
 			return nil, err
 		}
 		scraped := now()
-		out := make([]secretmetrics.Published, 0, len(l.Items))
-		for i := range l.Items {
-			cr := &l.Items[i]
+		out := make([]secretmetrics.Published, 0, len(all))
+		for _, o := range all {
+			cr, ok := o.(*v1alpha1.IASApplication)
+			if !ok {
+				continue
+			}
 			at := cr.Status.AtProvider
 			if at.SecretID == "" {
 				continue

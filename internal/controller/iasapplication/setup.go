@@ -15,6 +15,7 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/apis/ias/v1alpha1"
 	runtimev1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/runtime/v1alpha1"
 	apisv1alpha1 "github.com/kyma-project/provider-eventing-auth/apis/v1alpha1"
+	"github.com/kyma-project/provider-eventing-auth/internal/clients/kube"
 	"github.com/kyma-project/provider-eventing-auth/internal/controller/reconciler"
 )
 
@@ -80,11 +81,11 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 	if err := mgr.Add(tenantLister{reader: mgr.GetClient(), direct: mgr.GetAPIReader(), providerConfigs: c.ProviderConfigs, listings: c.TenantClients, log: o.Logger}); err != nil {
 		return err
 	}
-	if err := reconciler.RecordStates(mgr, o, &v1alpha1.IASApplicationList{}); err != nil {
+	if err := reconciler.RecordStates(mgr, o, &v1alpha1.IASApplication{}); err != nil {
 		return err
 	}
 	if c.SecretMetrics != nil {
-		c.SecretMetrics.ReadFrom(published(mgr.GetClient(), time.Now))
+		c.SecretMetrics.ReadFrom(published(kube.ReadCached(mgr.GetCache(), &v1alpha1.IASApplication{}), time.Now))
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).

@@ -60,7 +60,7 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
 		},
 	})
 
-	if err := reconciler.RecordStates(mgr, o, &v1alpha1.RuntimeSecretList{}); err != nil {
+	if err := reconciler.RecordStates(mgr, o, &v1alpha1.RuntimeSecret{}); err != nil {
 		return err
 	}
 	// A Secret's or an IASApplication's users are looked up in its
