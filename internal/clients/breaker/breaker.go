@@ -484,8 +484,18 @@ func (t *Target) call(ctx context.Context, fn func(context.Context) (*http.Respo
 			defer func() { <-t.verifying }()
 		}
 	}
-	resp, err := failsafe.With(t.policies...).Get(func() (*http.Response, error) { return fn(ctx) })
-	rejected := t.logon != nil && err == nil && resp != nil && t.set.opts.Rejected(resp)
+	resp, err := failsafe.With(t.policies...).Get(func() (*http.Response, error) {
+		resp, err := fn(ctx)
+		if unavailable(resp, err) || t.rejects(resp, err) {
+			// Named before the circuits count the failure: a call refused
+			// by a circuit it opens names the cause, not just "failing".
+			t.mu.Lock()
+			t.cause = Cause(resp, err)
+			t.mu.Unlock()
+		}
+		return resp, err
+	})
+	rejected := t.rejects(resp, err)
 	if t.logon != nil && err == nil && resp != nil && !rejected {
 		t.verified.Store(true)
 	}
@@ -504,6 +514,11 @@ func (t *Target) call(ctx context.Context, fn func(context.Context) (*http.Respo
 		return nil, t.failure(ctx, resp, err, false)
 	}
 	return resp, err
+}
+
+// rejects tells whether the answer rejects the target's credentials.
+func (t *Target) rejects(resp *http.Response, err error) bool {
+	return t.logon != nil && err == nil && resp != nil && t.set.opts.Rejected(resp)
 }
 
 // failure records a failed call and returns its error.

@@ -60,6 +60,13 @@ func TestFirstContactsHoldFewWorkers(t *testing.T) {
 	}
 	close(release)
 	wg.Wait()
+	// The detached first contacts end on their own, after the workers.
+	inFlight := set.opts.Metrics.firstContacts.WithLabelValues("runtime")
+	for deadline := time.Now().Add(5 * time.Second); testutil.ToFloat64(inFlight) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%v first contacts still in flight 5s after their runtimes answered", testutil.ToFloat64(inFlight))
+		}
+	}
 	// Every detached answer taught its circuit: the runtimes are failing now.
 	for i := range 10 {
 		_, err := set.Target(strconv.Itoa(i), "rt-"+strconv.Itoa(i)).Do(context.Background(), read(answer(200)))
