@@ -484,13 +484,15 @@ func (t *Target) call(ctx context.Context, fn func(context.Context) (*http.Respo
 			defer func() { <-t.verifying }()
 		}
 	}
+	var cause string
 	resp, err := failsafe.With(t.policies...).Get(func() (*http.Response, error) {
 		resp, err := fn(ctx)
 		if unavailable(resp, err) || t.rejects(resp, err) {
-			// Named before the circuits count the failure: a call refused
+			// Recorded before the circuits count the failure: a call refused
 			// by a circuit it opens names the cause, not just "failing".
+			cause = Cause(resp, err)
 			t.mu.Lock()
-			t.cause = Cause(resp, err)
+			t.cause, t.failed = cause, time.Now()
 			t.mu.Unlock()
 		}
 		return resp, err
@@ -509,9 +511,9 @@ func (t *Target) call(ctx context.Context, fn func(context.Context) (*http.Respo
 	case errors.Is(err, circuitbreaker.ErrOpen):
 		return nil, t.refuse(ctx, refusedOpen)
 	case rejected:
-		return nil, t.failure(ctx, resp, nil, true)
+		return nil, t.failure(ctx, resp, cause, true)
 	case unavailable(resp, err):
-		return nil, t.failure(ctx, resp, err, false)
+		return nil, t.failure(ctx, resp, cause, false)
 	}
 	return resp, err
 }
@@ -521,15 +523,11 @@ func (t *Target) rejects(resp *http.Response, err error) bool {
 	return t.logon != nil && err == nil && resp != nil && t.set.opts.Rejected(resp)
 }
 
-// failure records a failed call and returns its error.
-func (t *Target) failure(ctx context.Context, resp *http.Response, err error, rejected bool) error {
-	cause := Cause(resp, err)
+// failure returns the error of a failed call, whose cause call recorded.
+func (t *Target) failure(ctx context.Context, resp *http.Response, cause string, rejected bool) error {
 	if resp != nil {
 		_ = resp.Body.Close()
 	}
-	t.mu.Lock()
-	t.cause, t.failed = cause, time.Now()
-	t.mu.Unlock()
 	e := &Error{Kind: t.set.opts.Kind, Target: t.name, Cause: cause, Rejected: rejected}
 	if !t.healthy() {
 		// Opened by this failure: the next try is known. Until then the
