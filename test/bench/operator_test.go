@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"debug/buildinfo"
 	"fmt"
 	"io"
 	"maps"
@@ -35,6 +36,7 @@ import (
 
 	"github.com/kyma-project/provider-eventing-auth/test/support/benchfig"
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
+	"github.com/kyma-project/provider-eventing-auth/test/support/providerstack"
 	"github.com/kyma-project/provider-eventing-auth/test/support/testcerts"
 )
 
@@ -61,6 +63,28 @@ var (
 	operatorAuthKind = metav1.TypeMeta{APIVersion: "operator.kyma-project.io/v1alpha1", Kind: "EventingAuth"}
 )
 
+// operatorImageGODEBUG is what eventing-auth-manager's image (its Dockerfile)
+// runs it with: FIPS 140-3 enforced, and TLS without the post-quantum ML-KEM
+// key exchange.
+const operatorImageGODEBUG = "GODEBUG=fips140=only,tlsmlkem=0"
+
+// builtAsShipped tells whether bin was built as eventing-auth-manager's
+// Dockerfile builds it, with Go's FIPS 140-3 module: a binary built otherwise
+// spends CPU and memory on other code than the operator the landscapes run.
+func builtAsShipped(bin string) error {
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return err
+	}
+	for _, s := range info.Settings {
+		if s.Key == "GOFIPS140" && strings.HasPrefix(s.Value, providerstack.FIPSModule) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s was not built with Go's FIPS 140-3 module %s; build it as its Dockerfile does: CGO_ENABLED=0 GOFIPS140=%s go build -o <path> ./cmd",
+		bin, providerstack.FIPSModule, providerstack.FIPSModule)
+}
+
 // operatorFromEnv prepares an operator run when BENCH_OPERATOR is set: the
 // Kyma and EventingAuth CRDs on the management API server and the runtimes'
 // stand-ins. nil when it is not set.
@@ -69,7 +93,7 @@ func operatorFromEnv(b *testing.B) *operatorRun {
 	if bin == "" {
 		return nil
 	}
-	if _, err := os.Stat(bin); err != nil {
+	if err := builtAsShipped(bin); err != nil {
 		b.Fatalf("BENCH_OPERATOR: %v", err)
 	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", stack.MgmtKubeconfig())
@@ -97,7 +121,7 @@ func (o *operatorRun) start(b *testing.B, name string) {
 	o.cmd = exec.Command(o.bin, "--metrics-bind-address="+addr, "--health-probe-bind-address="+freeAddr(b))
 	o.cmd.Env = append(os.Environ(), "KUBECONFIG="+stack.MgmtKubeconfig(),
 		// The provider's IAS credentials Secret has the operator's keys.
-		"IAS_CREDS_SECRET_NAMESPACE="+ns, "IAS_CREDS_SECRET_NAME=ias")
+		"IAS_CREDS_SECRET_NAMESPACE="+ns, "IAS_CREDS_SECRET_NAME=ias", operatorImageGODEBUG)
 	o.cmd.Stdout, o.cmd.Stderr = log, log
 	if err := o.cmd.Start(); err != nil {
 		b.Fatal(err)

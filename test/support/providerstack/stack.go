@@ -26,6 +26,14 @@ import (
 // Namespace holds the IAS credentials, the kubeconfigs and the resources.
 const Namespace = "kcp-system"
 
+// FIPSModule is the Go FIPS 140-3 module the provider's package is built
+// with, and ImageGODEBUG the setting its image runs it with
+// (hack/crossplane/image).
+const (
+	FIPSModule   = "v1.0.0"
+	ImageGODEBUG = "GODEBUG=fips140=only"
+)
+
 // Stack is a running management cluster, runtime and IAS tenant.
 type Stack struct {
 	// Mgmt and Runtime are clients of the two API servers.
@@ -91,8 +99,11 @@ func Start(ctx context.Context, work string, sim iassim.Options) (s *Stack, err 
 		}
 	}
 	s.bin = filepath.Join(work, "provider")
-	build := exec.Command("go", "build", "-o", s.bin, "./cmd/provider")
+	// Built as its package builds it (hack/xpkg.sh), with Go's FIPS 140-3
+	// module, so that what a run measures is what users run.
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", s.bin, "./cmd/provider")
 	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFIPS140="+FIPSModule)
 	if out, err := build.CombinedOutput(); err != nil {
 		return s, fmt.Errorf("cannot build the provider: %v\n%s", err, out)
 	}
@@ -109,7 +120,7 @@ func (s *Stack) Provider(name string, args ...string) (*exec.Cmd, error) {
 	// The simulators and runtime stand-ins answer plain http on loopback.
 	cmd := exec.Command(s.bin, append([]string{"--metrics-bind-address=127.0.0.1:0", "--metrics-secure=false", "--health-probe-bind-address=127.0.0.1:0",
 		"--test-plain-http-loopback"}, args...)...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+s.mgmtKubeconfig)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+s.mgmtKubeconfig, ImageGODEBUG)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		return nil, err
