@@ -22,7 +22,7 @@ import (
 // otherwise run so often that it takes much of a bring-up's CPU; a larger
 // floor costs memory and saves no more (docs/performance.md, what to request
 // per 1,000 runtimes).
-const gcHeadroom = 24 << 20
+const gcHeadroom = 16 << 20
 
 // gcPercent is the garbage allowed on top of a large live heap.
 const gcPercent = 25
