@@ -21,14 +21,14 @@ import (
 	"github.com/kyma-project/provider-eventing-auth/test/support/iassim"
 )
 
-// operatorCycleCPUms is what eventing-auth-manager spent per runtime on the
-// bring-up and deletion of the cycle below at 200 runtimes, measured side by
-// side on the same 2-core machine (BENCH_OPERATOR, two rounds); the bound
-// when the operator is not run. operatorCyclePeakMiB is its least peak
-// resident memory in the cycle of 200 over four such runs.
+// operatorCycleCPUms is what eventing-auth-manager, as its image runs it,
+// spent per runtime on the bring-up and deletion of the cycle below at 200
+// runtimes, measured side by side on the same 2-core machine (BENCH_OPERATOR,
+// the mean of two runs of two rounds); the bound when the operator is not run.
+// operatorCyclePeakMiB is its least peak resident memory in those rounds.
 const (
-	operatorCycleCPUms   = 35.0
-	operatorCyclePeakMiB = 97.0
+	operatorCycleCPUms   = 31.0
+	operatorCyclePeakMiB = 80.0
 )
 
 // cpuShareOfOperator is the share of the operator's CPU the provider may
