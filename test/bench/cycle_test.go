@@ -24,11 +24,12 @@ import (
 // operatorCycleCPUms is what eventing-auth-manager, as its image runs it,
 // spent per runtime on the bring-up and deletion of the cycle below at 200
 // runtimes, measured side by side on the same 2-core machine (BENCH_OPERATOR,
-// the mean of two runs of two rounds); the bound when the operator is not run.
+// the mean of the eight rounds of three runs); the bound when the operator is
+// not run.
 // operatorCyclePeakMiB is its least peak resident memory in those rounds.
 const (
-	operatorCycleCPUms   = 31.0
-	operatorCyclePeakMiB = 80.0
+	operatorCycleCPUms   = 31.4
+	operatorCyclePeakMiB = 78.6
 )
 
 // cpuShareOfOperator is the share of the operator's CPU the provider may
