@@ -230,7 +230,7 @@ func cycle(ctx context.Context, b *testing.B, n int, watcherArgs []string) cycle
 		c := deleting.Count(op, 0)
 		calls += c
 		fmt.Printf("BENCH cycle_ias_calls_per_deleted_runtime_%d{%s} %.2f\n", n, op, float64(c)/float64(n))
-		// A call IAS refused or failed is made again: it counts above.
+		// Of those, the ones IAS answered with an error (a refusal is made again).
 		for _, status := range slices.Sorted(maps.Keys(deleting[op])) {
 			if status >= 300 {
 				fmt.Printf("BENCH cycle_ias_calls_per_deleted_runtime_%d{%s,%d} %.2f\n", n, op, status, float64(deleting[op][status])/float64(n))
