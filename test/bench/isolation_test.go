@@ -165,10 +165,11 @@ func runtimeNamesCauseIn(r client.Reader) func(context.Context, string) bool {
 }
 
 // watchedRuntimeSecrets is a cache of the RuntimeSecrets in ns, kept by one
-// watch until ctx ends. Waiting on a thousand of them while a figure is taken
-// reads it: read from the API server, a thousand Gets a round would share the
-// two cores with what the figure measures.
-func watchedRuntimeSecrets(ctx context.Context, b *testing.B) client.Reader {
+// watch until stop is called. Waiting on a thousand of them while a figure is
+// taken reads it: read from the API server, a thousand Gets a round would
+// share the two cores with what the figure measures.
+func watchedRuntimeSecrets(ctx context.Context, b *testing.B) (r client.Reader, stop func()) {
+	ctx, stop = context.WithCancel(ctx)
 	cfg, err := clientcmd.BuildConfigFromFlags("", stack.MgmtKubeconfig())
 	if err != nil {
 		b.Fatal(err)
@@ -184,7 +185,7 @@ func watchedRuntimeSecrets(ctx context.Context, b *testing.B) client.Reader {
 	if !c.WaitForCacheSync(ctx) {
 		b.Fatal("the RuntimeSecrets' cache did not sync")
 	}
-	return c
+	return c, stop
 }
 
 // sampler keeps the highest value of a gauge, per kind of target.
@@ -345,9 +346,9 @@ func beside1000Unreachable(ctx context.Context, b *testing.B) *outage {
 		brokenRuntime(ctx, b, id, addr, false)
 		unreachable = append(unreachable, id)
 	}
-	watchCtx, stopWatch := context.WithCancel(ctx)
+	watched, stopWatch := watchedRuntimeSecrets(ctx, b)
 	defer stopWatch()
-	waitAll(ctx, b, unreachable, 5*time.Minute, runtimeNamesCauseIn(watchedRuntimeSecrets(watchCtx, b)))
+	waitAll(ctx, b, unreachable, 5*time.Minute, runtimeNamesCauseIn(watched))
 
 	took := newRuntimesEvery(ctx, b, "new-beside", 30, time.Second, 3*time.Minute)
 	benchfig.Figure("isolation_new_runtime_p99_s_beside_1000_unreachable", benchfig.Percentile(took, 0.99).Seconds(), 5)
@@ -383,9 +384,8 @@ type outage struct {
 // each of the 1,000 names its cause at its next poll.
 func (o *outage) happens(ctx context.Context, b *testing.B, baseline time.Duration) {
 	workers := sampleFailingCalls(b)
-	watchCtx, stopWatch := context.WithCancel(ctx)
+	watched, stopWatch := watchedRuntimeSecrets(ctx, b)
 	defer stopWatch()
-	watched := watchedRuntimeSecrets(watchCtx, b)
 	before := apiWrites(ctx, b)
 	start := time.Now()
 	o.hang.Hang()
@@ -438,9 +438,8 @@ func restartBeside1000Unreachable(ctx context.Context, b *testing.B, baseline ti
 		named   map[string]time.Time
 		watched sync.WaitGroup
 	)
-	watchCtx, stopWatch := context.WithCancel(ctx)
+	cached, stopWatch := watchedRuntimeSecrets(ctx, b)
 	defer stopWatch()
-	cached := watchedRuntimeSecrets(watchCtx, b)
 	watched.Go(func() { named = waitAll(ctx, b, ids, 10*time.Minute, runtimeNamesCauseIn(cached)) })
 	for i, id := range ids {
 		addr := refuseAt
