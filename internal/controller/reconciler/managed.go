@@ -39,9 +39,7 @@ func NewManaged[T resource.Managed](mgr manager.Manager, o Options, k Kind[T]) r
 	opts := append(CommonOptions(o, k.Name, k.Recorder),
 		// Only a deleted Kyma CR deletes what a resource made: a resource
 		// deleted while its runtime lives (a package removed) lets go of it.
-		// The reconcile after a create or delete finishes it before new work
-		// starts (PollsLast).
-		managed.WithTypedExternalConnector(TellChanges(RetainWhileRuntimeLives(k.Connector, retention, k.Keep))),
+		managed.WithTypedExternalConnector(RetainWhileRuntimeLives(k.Connector, retention, k.Keep)),
 		// No external name is set from metadata.name: an IASApplication's is
 		// the IAS UUID that Create learns, a RuntimeSecret has none.
 		managed.WithInitializers(),

@@ -27,18 +27,9 @@ func NewPollBudget(perSecond int) *PollBudget {
 	return &PollBudget{limiter: rate.NewLimiter(rate.Limit(perSecond), max(perSecond, 1))}
 }
 
-// midChangePriority is that of a resource that asks to come back at once
-// after its external resource was created or deleted (see TellChanges):
-// above the default of new work, so that a change once begun finishes before
-// the next begins. At the default, a bring-up of many runtimes made each wait
-// for the last one's creation before any became Ready and got its runtime
-// Secret.
-const midChangePriority = 1
-
 // PollsLast wraps a managed reconciler so that its timed re-checks (results
 // with RequeueAfter: polls, waits) are queued at low priority and spread within
-// the budget, while anything an event or a retry brings is reconciled at once,
-// and the end of a create or delete already begun before new work.
+// the budget, while anything an event or a retry brings is reconciled at once.
 // A reconcile that met a failing target (see package breaker) is requeued, at
 // low priority, for when that target's circuit lets a call through.
 // The controller's priority queue serves ready items of higher priority first,
@@ -54,7 +45,6 @@ func PollsLast(r reconcile.Reconciler, b *PollBudget) reconcile.Reconciler {
 		// Calls are made for the resource's namespace: first contacts and
 		// circuits of other namespaces than the platform's are bounded together.
 		ctx, retryAt := breaker.WithRetryHint(breaker.WithScope(ctx, req.Namespace))
-		ctx, changed := withChangeHint(ctx)
 		res, err := r.Reconcile(ctx, req)
 		// A reconcile that kept its resource's status while a first
 		// contact's answer is out comes back when the answer is due, too.
@@ -68,10 +58,6 @@ func PollsLast(r reconcile.Reconciler, b *PollBudget) reconcile.Reconciler {
 				retry.Priority = ptr.To(handler.LowPriority)
 			}
 			return retry, nil
-		}
-		if err == nil && res.Requeue && res.RequeueAfter <= 0 && changed() {
-			res.Priority = ptr.To(midChangePriority)
-			return res, nil
 		}
 		if err == nil && !res.Requeue && res.RequeueAfter <= 0 {
 			// Done, as for a resource that is gone.

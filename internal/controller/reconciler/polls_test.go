@@ -23,7 +23,6 @@ func TestPollsLast(t *testing.T) {
 		reason   string
 		inner    reconcile.Result
 		err      error
-		changed  bool // the reconcile created or deleted an external resource
 		priority *int
 		requeue  time.Duration
 	}{
@@ -31,12 +30,8 @@ func TestPollsLast(t *testing.T) {
 			reason: "a poll waits behind work caused by a change",
 			inner:  reconcile.Result{RequeueAfter: time.Minute}, priority: ptr.To(handler.LowPriority), requeue: time.Minute,
 		},
-		"RequeueAfterAChange": {
-			reason: "the requeue after a create or delete finishes it before new work starts",
-			inner:  reconcile.Result{Requeue: true}, changed: true, priority: ptr.To(midChangePriority),
-		},
-		"RequeueAfterAFailure": {
-			reason: "a requeue after a failure (an error told on the status) stays with other work, ahead of none",
+		"ImmediateRequeue": {
+			reason: "an immediate requeue is work to finish, not a poll",
 			inner:  reconcile.Result{Requeue: true},
 		},
 		"Error": {
@@ -50,12 +45,7 @@ func TestPollsLast(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := PollsLast(reconcile.Func(func(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
-				if tc.changed {
-					changeBegun(ctx)
-				}
-				return tc.inner, tc.err
-			}), nil)
+			r := PollsLast(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return tc.inner, tc.err }), nil)
 			got, err := r.Reconcile(context.Background(), reconcile.Request{})
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("%s\nerror %v, want %v", tc.reason, err, tc.err)
