@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 
 	"go.uber.org/zap/zapcore"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kyma-project/provider-eventing-auth/internal/gcheadroom"
+	"github.com/kyma-project/provider-eventing-auth/internal/maxprocs"
 	"github.com/kyma-project/provider-eventing-auth/internal/provider"
 )
 
@@ -43,6 +45,12 @@ func main() {
 		// between collections.
 		gcheadroom.Keep(gcPercent, gcHeadroom)
 	}
+	ctx := ctrl.SetupSignalHandler()
+	if os.Getenv("GOMAXPROCS") == "" {
+		// One thread while one core is more than the provider needs, Go's
+		// default while it is busy (a start).
+		go maxprocs.Defaults(runtime.GOMAXPROCS(0)).Run(ctx)
+	}
 
 	level := zapcore.InfoLevel
 	if s.Debug {
@@ -59,7 +67,7 @@ func main() {
 	exitOn(err, "cannot build the provider")
 	log.Info("Starting provider", "version", version, "poll", s.Poll.String(), "pollRate", s.PollRate, "maxReconcileRate", s.MaxReconcileRate,
 		"fips140Module", fips140.Version(), "fips140Enabled", fips140.Enabled(), "fips140Enforced", fips140.Enforced())
-	exitOn(p.Manager.Start(ctrl.SetupSignalHandler()), "cannot start controller manager")
+	exitOn(p.Manager.Start(ctx), "cannot start controller manager")
 }
 
 func exitOn(err error, msg string) {
