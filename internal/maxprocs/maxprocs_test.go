@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 func TestNext(t *testing.T) {
@@ -72,11 +74,9 @@ func TestRunFollowsTheProcess(t *testing.T) {
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 30s: GOMAXPROCS %d", what, runtime.GOMAXPROCS(0))
-		}
-		time.Sleep(10 * time.Millisecond)
+	err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 30*time.Second, true,
+		func(context.Context) (bool, error) { return ok(), nil })
+	if err != nil {
+		t.Fatalf("no %s within 30s: GOMAXPROCS %d", what, runtime.GOMAXPROCS(0))
 	}
 }
